@@ -1,0 +1,51 @@
+"""streamfix: assemble streamed LLM tool calls into exactly the message a non-streamed
+response would carry, whatever the provider sends.
+
+>>> import streamfix
+>>> message = streamfix.assemble(chunks)          # doctest: +SKIP
+>>> [(c.name, c.parsed) for c in message.tool_calls]  # doctest: +SKIP
+"""
+
+from ._assembler import ToolCallAssembler, aassemble, assemble
+from ._errors import (
+    ArgumentsTooLargeError,
+    AssemblerClosedError,
+    MalformedToolCallError,
+    ProviderStreamError,
+    StreamFixError,
+    TruncatedToolCallError,
+)
+from ._types import (
+    ArgumentsDelta,
+    AssembledMessage,
+    Diagnostic,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCall,
+    ToolCallCompleted,
+    ToolCallStarted,
+    UsageReported,
+)
+
+__all__ = [
+    "ArgumentsDelta",
+    "ArgumentsTooLargeError",
+    "AssembledMessage",
+    "AssemblerClosedError",
+    "Diagnostic",
+    "Event",
+    "MalformedToolCallError",
+    "ProviderStreamError",
+    "ReasoningDelta",
+    "StreamFixError",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallAssembler",
+    "ToolCallCompleted",
+    "ToolCallStarted",
+    "TruncatedToolCallError",
+    "UsageReported",
+    "aassemble",
+    "assemble",
+]

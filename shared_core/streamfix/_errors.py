@@ -1,0 +1,77 @@
+"""The one error hierarchy of streamfix.
+
+Every error the assembler raises derives from :class:`StreamFixError`. Errors that end
+an assembly carry what had been assembled so far, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._types import AssembledMessage
+
+__all__ = [
+    "ArgumentsTooLargeError",
+    "AssemblerClosedError",
+    "MalformedToolCallError",
+    "ProviderStreamError",
+    "StreamFixError",
+    "TruncatedToolCallError",
+]
+
+
+class StreamFixError(Exception):
+    """Base class of every streamfix error.
+
+    ``message`` is the assembled message so far (complete calls, text, reasoning), or
+    ``None`` when nothing could be assembled. ``partial_arguments`` maps the position of
+    each incomplete call to the raw argument text received for it.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        message: AssembledMessage | None = None,
+        partial_arguments: dict[int, str] | None = None,
+    ) -> None:
+        super().__init__(text)
+        self.message = message
+        self.partial_arguments: dict[int, str] = dict(partial_arguments or {})
+
+
+class TruncatedToolCallError(StreamFixError):
+    """A call's arguments ended before their JSON value was complete (wire-shapes E4)."""
+
+
+class MalformedToolCallError(StreamFixError):
+    """A call's arguments are not a JSON object, or a call has arguments but no name."""
+
+
+class ProviderStreamError(StreamFixError):
+    """The provider sent an error inside the stream (wire-shapes E5).
+
+    ``provider_message`` is the provider's own text; it is also part of ``str(error)``.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        provider_message: str,
+        status_code: int | None = None,
+        message: AssembledMessage | None = None,
+        partial_arguments: dict[int, str] | None = None,
+    ) -> None:
+        super().__init__(text, message=message, partial_arguments=partial_arguments)
+        self.provider_message = provider_message
+        self.status_code = status_code
+
+
+class ArgumentsTooLargeError(StreamFixError):
+    """A call's arguments grew past the configured ``max_argument_bytes``."""
+
+
+class AssemblerClosedError(StreamFixError):
+    """The assembler was fed or finished after it had finished or failed."""

@@ -1,0 +1,376 @@
+"""The one chunk normaliser: every accepted chunk type becomes the same internal shape.
+
+Accepted: an OpenAI chat-completion chunk as a dict, any object of the same shape (the
+``openai`` ``ChatCompletionChunk``, the ``litellm`` ``ModelResponseStream``), and an Ollama
+native ``/api/chat`` NDJSON object. The result is a :class:`Chunk`: per choice a
+:class:`ChoiceDelta` with its tool-call :class:`Fragment` s, plus usage and any error the
+provider put in the stream. Nothing here decides where a fragment goes: that is
+``_routing``. Malformed parts are reported in ``Chunk.problems`` and left out.
+
+The tuples are built with ``tuple.__new__`` (the way :mod:`collections` does it): this runs
+once per fragment and must stay cheap.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+__all__ = ["ChoiceDelta", "Chunk", "Fragment", "normalize"]
+
+_new = tuple.__new__
+_STANDARD_CALL_KEYS = frozenset(("index", "id", "type", "function"))
+_THOUGHT_SEPARATOR = "__thought__"
+_SIGNATURE_VENDORS = ("google", "vertex")
+
+
+class Fragment(NamedTuple):
+    """One entry of ``delta.tool_calls``, every field optional."""
+
+    index: int | None
+    id: str | None
+    name: str | None
+    arguments: str | None
+    signature: str | None
+    extras: dict[str, Any] | None
+
+
+class ChoiceDelta(NamedTuple):
+    """What one chunk says about one choice."""
+
+    choice: int
+    content: str | None
+    reasoning: str | None
+    fragments: list[Fragment]
+    finish_reason: str | None
+
+
+class ProviderError(NamedTuple):
+    """An error the provider sent inside the stream."""
+
+    text: str
+    status_code: int | None
+
+
+class Chunk(NamedTuple):
+    """One normalised chunk."""
+
+    choices: list[ChoiceDelta]
+    usage: dict[str, Any] | None
+    error: ProviderError | None
+    problems: list[str]
+
+
+def normalize(chunk: object) -> Chunk:
+    """Normalise one chunk of any accepted type."""
+    problems: list[str] = []
+    if isinstance(chunk, dict):
+        if "choices" in chunk:
+            return _openai_dict(chunk, problems)
+        if "message" in chunk or "done" in chunk:
+            return _ollama(chunk, problems)
+        if "error" in chunk:
+            return _new(Chunk, ([], None, _error(chunk.get("error")), problems))
+        problems.append(f"not a chunk: dict with keys {sorted(map(str, chunk))[:8]}")
+        return _new(Chunk, ([], None, None, problems))
+    if hasattr(chunk, "choices"):
+        return _openai_object(chunk, problems)
+    problems.append(f"not a chunk: {type(chunk).__name__}")
+    return _new(Chunk, ([], None, None, problems))
+
+
+# --- OpenAI-style dicts -------------------------------------------------------------------
+
+
+def _openai_dict(chunk: dict[str, Any], problems: list[str]) -> Chunk:
+    choices = chunk["choices"]
+    usage = _usage(chunk.get("usage"), problems)
+    error = _error(chunk["error"]) if chunk.get("error") is not None else None
+    out: list[ChoiceDelta] = []
+    if not isinstance(choices, list):
+        if choices is not None:
+            problems.append(f"choices is {type(choices).__name__}, not a list")
+        return _new(Chunk, (out, usage, error, problems))
+    for choice in choices:
+        if type(choice) is not dict:
+            problems.append(f"choice is {type(choice).__name__}, not an object")
+            continue
+        part = _dict_choice(choice, problems)
+        if part is not None:
+            out.append(part)
+    return _new(Chunk, (out, usage, error, problems))
+
+
+def _dict_choice(choice: dict[str, Any], problems: list[str]) -> ChoiceDelta | None:
+    number = choice.get("index", 0)
+    if type(number) is not int or number < 0:
+        problems.append(f"choice index {number!r} is not a non-negative integer")
+        return None
+    delta = choice.get("delta")
+    if delta is None:
+        delta = choice.get("message") or {}
+    if type(delta) is not dict:
+        problems.append(f"delta is {type(delta).__name__}, not an object")
+        delta = {}
+    fragments: list[Fragment] = []
+    calls = delta.get("tool_calls")
+    if calls:
+        if type(calls) is list:
+            for call in calls:
+                fragment = _dict_call(call, problems)
+                if fragment is not None:
+                    fragments.append(fragment)
+        else:
+            problems.append(f"tool_calls is {type(calls).__name__}, not a list")
+    reasoning = delta.get("reasoning_content")
+    if reasoning is None:
+        reasoning = delta.get("reasoning")
+    return _new(
+        ChoiceDelta,
+        (
+            number,
+            _text(delta.get("content"), "content", problems),
+            _text(reasoning, "reasoning", problems),
+            fragments,
+            _text(choice.get("finish_reason"), "finish_reason", problems),
+        ),
+    )
+
+
+def _dict_call(call: object, problems: list[str]) -> Fragment | None:
+    if type(call) is not dict:
+        problems.append(f"tool call is {type(call).__name__}, not an object")
+        return None
+    function = call.get("function")
+    if function is None:
+        function = {}
+    elif type(function) is not dict:
+        problems.append(f"function is {type(function).__name__}, not an object")
+        function = {}
+    extras = None
+    if not _STANDARD_CALL_KEYS.issuperset(call):
+        extras = {key: value for key, value in call.items() if key not in _STANDARD_CALL_KEYS}
+    return _fragment(
+        call.get("index"),
+        call.get("id"),
+        function.get("name"),
+        function.get("arguments"),
+        extras,
+        function.get("provider_specific_fields"),
+        problems,
+    )
+
+
+# --- objects of the same shape (openai, litellm) ------------------------------------------
+
+
+def _openai_object(chunk: Any, problems: list[str]) -> Chunk:
+    usage = _usage(getattr(chunk, "usage", None), problems)
+    error = getattr(chunk, "error", None)
+    if error is None:
+        extra = getattr(chunk, "model_extra", None)
+        error = extra.get("error") if isinstance(extra, dict) else None
+    out: list[ChoiceDelta] = []
+    for choice in getattr(chunk, "choices", None) or ():
+        part = _object_choice(choice, problems)
+        if part is not None:
+            out.append(part)
+    return _new(Chunk, (out, usage, _error(error) if error is not None else None, problems))
+
+
+def _object_choice(choice: Any, problems: list[str]) -> ChoiceDelta | None:
+    number = getattr(choice, "index", 0) or 0
+    if type(number) is not int or number < 0:
+        problems.append(f"choice index {number!r} is not a non-negative integer")
+        return None
+    delta = getattr(choice, "delta", None)
+    fragments: list[Fragment] = []
+    for call in getattr(delta, "tool_calls", None) or ():
+        fragment = _object_call(call, problems)
+        if fragment is not None:
+            fragments.append(fragment)
+    reasoning = getattr(delta, "reasoning_content", None)
+    if reasoning is None:
+        reasoning = getattr(delta, "reasoning", None)
+    extra = getattr(delta, "model_extra", None)
+    if reasoning is None and isinstance(extra, dict):
+        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+    return _new(
+        ChoiceDelta,
+        (
+            number,
+            _text(getattr(delta, "content", None), "content", problems),
+            _text(reasoning, "reasoning", problems),
+            fragments,
+            _text(getattr(choice, "finish_reason", None), "finish_reason", problems),
+        ),
+    )
+
+
+def _object_call(call: Any, problems: list[str]) -> Fragment | None:
+    if isinstance(call, dict):
+        return _dict_call(call, problems)
+    function = getattr(call, "function", None)
+    extras: dict[str, Any] = {}
+    model_extra = getattr(call, "model_extra", None)
+    if isinstance(model_extra, dict):
+        extras.update(model_extra)
+    specific = getattr(call, "provider_specific_fields", None)
+    if specific is not None:
+        extras["provider_specific_fields"] = specific
+    function_specific = getattr(function, "provider_specific_fields", None)
+    if function_specific is None:
+        function_extra = getattr(function, "model_extra", None)
+        if isinstance(function_extra, dict):
+            function_specific = function_extra.get("provider_specific_fields")
+    return _fragment(
+        getattr(call, "index", None),
+        getattr(call, "id", None),
+        getattr(function, "name", None),
+        getattr(function, "arguments", None),
+        extras or None,
+        function_specific,
+        problems,
+    )
+
+
+# --- Ollama native /api/chat --------------------------------------------------------------
+
+
+def _ollama(chunk: dict[str, Any], problems: list[str]) -> Chunk:
+    if chunk.get("error") is not None:
+        return _new(Chunk, ([], None, _error(chunk["error"]), problems))
+    message = chunk.get("message")
+    if message is None:
+        message = {}
+    elif type(message) is not dict:
+        problems.append(f"message is {type(message).__name__}, not an object")
+        message = {}
+    fragments: list[Fragment] = []
+    calls = message.get("tool_calls")
+    if calls:
+        if type(calls) is list:
+            for call in calls:
+                fragment = _dict_call(call, problems)
+                if fragment is not None:
+                    fragments.append(fragment)
+        else:
+            problems.append(f"tool_calls is {type(calls).__name__}, not a list")
+    finish = chunk.get("done_reason") if chunk.get("done") else None
+    usage = None
+    if chunk.get("done") and ("prompt_eval_count" in chunk or "eval_count" in chunk):
+        prompt, completion = chunk.get("prompt_eval_count"), chunk.get("eval_count")
+        if type(prompt) is int and type(completion) is int:
+            usage = {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
+    choice = _new(
+        ChoiceDelta,
+        (
+            0,
+            _text(message.get("content"), "content", problems),
+            _text(message.get("thinking"), "thinking", problems),
+            fragments,
+            _text(finish, "done_reason", problems),
+        ),
+    )
+    return _new(Chunk, ([choice], usage, None, problems))
+
+
+# --- shared field rules -------------------------------------------------------------------
+
+
+def _fragment(  # noqa: PLR0912 - one flat check per field, kept together on purpose
+    index: object,
+    call_id: object,
+    name: object,
+    arguments: object,
+    extras: dict[str, Any] | None,
+    function_specific: object,
+    problems: list[str],
+) -> Fragment:
+    """Check and coerce the fields of one tool-call entry; find its thought signature."""
+    if index is not None and type(index) is not int:
+        problems.append(f"tool call index {index!r} is not an integer; routed as absent")
+        index = None
+    if call_id is not None and type(call_id) is not str:
+        problems.append(f"tool call id {call_id!r} is not a string; ignored")
+        call_id = None
+    if name is not None and type(name) is not str:
+        problems.append(f"tool name {name!r} is not a string; ignored")
+        name = None
+    if arguments is not None and type(arguments) is not str:
+        arguments = _arguments_value(arguments, problems)
+    signature = None
+    if extras is not None:
+        signature = _signature_in(extras.get("extra_content"), extras)
+    if signature is None and isinstance(function_specific, dict):
+        signature = _string(function_specific.get("thought_signature"))
+    if signature is None and call_id and _THOUGHT_SEPARATOR in call_id:
+        signature = call_id.split(_THOUGHT_SEPARATOR, 1)[1] or None
+    return _new(
+        Fragment, (index, call_id or None, name or None, arguments, signature, extras)
+    )
+
+
+def _signature_in(extra_content: object, extras: dict[str, Any]) -> str | None:
+    if isinstance(extra_content, dict):
+        for vendor in _SIGNATURE_VENDORS:
+            block = extra_content.get(vendor)
+            if isinstance(block, dict) and _string(block.get("thought_signature")):
+                return str(block["thought_signature"])
+    specific = extras.get("provider_specific_fields")
+    if isinstance(specific, dict):
+        return _string(specific.get("thought_signature"))
+    return None
+
+
+def _arguments_value(value: object, problems: list[str]) -> str | None:
+    """Arguments sent as a JSON value instead of text (wire-shapes D1)."""
+    if isinstance(value, (dict, list)):
+        try:
+            return json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            problems.append(f"arguments value cannot be serialised: {exc}")
+            return None
+    problems.append(f"arguments {type(value).__name__} is neither text nor an object; ignored")
+    return None
+
+
+def _string(value: object) -> str | None:
+    return value if type(value) is str and value else None
+
+
+def _text(value: object, field: str, problems: list[str]) -> str | None:
+    if value is None or type(value) is str:
+        return value
+    problems.append(f"{field} is {type(value).__name__}, not a string; ignored")
+    return None
+
+
+def _usage(value: object, problems: list[str]) -> dict[str, Any] | None:
+    if value is None or isinstance(value, dict):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            dumped = dump()
+        except Exception as exc:  # noqa: BLE001 - a broken usage object never breaks a stream
+            problems.append(f"usage could not be read: {exc}")
+            return None
+        return dumped if isinstance(dumped, dict) else None
+    problems.append(f"usage is {type(value).__name__}, not an object; ignored")
+    return None
+
+
+def _error(value: object) -> ProviderError:
+    """The provider's own words from an error payload, whatever its shape."""
+    status = None
+    if isinstance(value, dict):
+        status = value.get("code") if type(value.get("code")) is int else None
+        text = value.get("message") or value.get("error") or json.dumps(value, default=str)
+    else:
+        text = value
+    return _new(ProviderError, (str(text), status))

@@ -1,0 +1,152 @@
+"""Public value types: the assembled message, its tool calls, events and diagnostics.
+
+All are frozen, slotted dataclasses: cheap to build, safe to share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ArgumentsDelta",
+    "AssembledMessage",
+    "Diagnostic",
+    "Event",
+    "ReasoningDelta",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallCompleted",
+    "ToolCallStarted",
+    "UsageReported",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One thing the assembler repaired, dropped or skipped, and why.
+
+    ``code`` is a stable short name (for example ``"duplicate-resend"``), ``detail`` a
+    human sentence, ``position`` the call it concerns (its place in the message) if any.
+    """
+
+    code: str
+    detail: str
+    choice: int = 0
+    position: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One assembled tool call, as a non-streamed response would carry it.
+
+    ``arguments`` is JSON text of one object (the provider's own text when it was one
+    valid value, canonical ``json.dumps`` when it had to be rebuilt); ``parsed`` is that
+    object. ``index`` is the call's place in the message (0, 1, 2, ... in order of first
+    appearance). ``thought_signature`` is the provider's signature exactly as sent.
+    ``extras`` holds the raw provider fields of the call (``extra_content``,
+    ``provider_specific_fields``, ...), latest value per key.
+    """
+
+    id: str | None
+    name: str
+    arguments: str
+    parsed: dict[str, Any]
+    index: int
+    thought_signature: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+    type: str = "function"
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledMessage:
+    """The assistant message of one choice, assembled from a stream."""
+
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: dict[str, Any] | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    choice: int = 0
+    role: str = "assistant"
+
+    def to_openai_dict(self) -> dict[str, Any]:
+        """The message in OpenAI chat-completions shape (``choices[i].message``)."""
+        message: dict[str, Any] = {"role": self.role, "content": self.content or None}
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": call.type,
+                    "function": {"name": call.name, "arguments": call.arguments},
+                    **call.extras,
+                }
+                for call in self.tool_calls
+            ]
+        return message
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """New assistant text."""
+
+    text: str
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """New reasoning ("thinking") text."""
+
+    text: str
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """A new call was opened. ``position`` is its place among the choice's calls so far."""
+
+    position: int
+    id: str | None
+    name: str | None
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentsDelta:
+    """New argument text for the call at ``position``.
+
+    ``partial`` holds the top-level members of the arguments object whose values are
+    complete so far, parsed once each (never by re-parsing the whole buffer).
+    """
+
+    position: int
+    delta: str
+    partial: dict[str, Any]
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallCompleted:
+    """The arguments of the call at ``position`` form a complete JSON value."""
+
+    position: int
+    id: str | None
+    name: str | None
+    arguments: str
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported:
+    """The provider reported token usage."""
+
+    usage: dict[str, Any]
+
+
+Event = (
+    TextDelta | ReasoningDelta | ToolCallStarted | ArgumentsDelta | ToolCallCompleted | UsageReported
+)
