@@ -19,8 +19,8 @@ from ._errors import (
     StreamFixError,
     TruncatedToolCallError,
 )
-from ._normalize import Chunk, Fragment, normalize
-from ._routing import Action, route
+from ._normalize import Chunk, Fragment, bare_arguments, normalize
+from ._routing import Action, bare_continuation, route
 from ._scanner import JsonScanner
 from ._types import (
     ArgumentsDelta,
@@ -48,8 +48,10 @@ class CallState:
 
     __slots__ = (
         "extras",
+        "follow_ons",
         "id",
         "name",
+        "origin",
         "parts",
         "position",
         "scanned",
@@ -70,6 +72,8 @@ class CallState:
         self.signature: str | None = None
         self.extras: dict[str, Any] = {}
         self.size = 0
+        self.origin: CallState | None = None  # B4: the call this one's value followed
+        self.follow_ons = 0  # B4: how many follow-on calls this one has had
 
     def scan(self) -> JsonScanner:
         """Bring the scanner up to date with the parts received (only the new ones)."""
@@ -204,7 +208,19 @@ class ToolCallAssembler:
     # --- consuming chunks ----------------------------------------------------------------
 
     def _consume(self, chunk: object, events: list[Event] | None) -> None:
-        self._check_open()
+        if self._closed is not None:
+            self._check_open()
+        if type(chunk) is dict:
+            bare = bare_arguments(chunk)
+            if bare is not None:
+                state = self._choices.get(bare[0])
+                call = bare_continuation(state, bare[1], bare[2]) if state else None
+                if call is not None:
+                    if events is None and self.max_argument_bytes is None:
+                        call.parts.append(bare[2])
+                    else:
+                        self._add_arguments(state, call, bare[2], events)  # type: ignore[arg-type]
+                    return
         try:
             normalized = normalize(chunk)
         except RecursionError:
@@ -244,6 +260,8 @@ class ToolCallAssembler:
             self._merge(state, call, fragment, events)
         elif action is Action.NEW:
             self._open(state, fragment, events)
+        elif action is Action.FOLLOW_ON and call is not None:
+            self._open(state, fragment, events, follows=call)
         elif action is Action.SIGN and call is not None:
             call.signature = fragment.signature
         elif action is Action.HOLD:
@@ -255,14 +273,27 @@ class ToolCallAssembler:
                 call.position,
             )
 
-    def _open(self, state: ChoiceState, fragment: Fragment, events: list[Event] | None) -> None:
+    def _open(
+        self,
+        state: ChoiceState,
+        fragment: Fragment,
+        events: list[Event] | None,
+        follows: CallState | None = None,
+    ) -> None:
         call = CallState(len(state.calls), fragment.index, track_members=not self._quiet)
         state.calls.append(call)
+        if follows is not None:  # B4: the next value of a call's arguments, sent on its own
+            origin = follows.origin or follows
+            origin.follow_ons += 1
+            call.origin = origin
+            call.name = origin.name  # its id is derived when the message is built
         held = state.held_signatures.pop(fragment.index, None)
         if held:
             call.signature = held  # F3: a signature sent before its call
         if events is not None:
-            events.append(ToolCallStarted(call.position, fragment.id, fragment.name, state.number))
+            call_id = fragment.id or (call.origin and _derived_id(call.origin.id, call.origin.follow_ons))
+            name = fragment.name or call.name
+            events.append(ToolCallStarted(call.position, call_id, name, state.number))
         self._merge(state, call, fragment, events)
 
     def _merge(
@@ -283,16 +314,29 @@ class ToolCallAssembler:
             self._add_arguments(state, call, f.arguments, events)
 
     def _merge_name(self, call: CallState, name: str) -> None:
-        """C1 (repeated name), C2 (name in pieces), C3 (name arriving late)."""
+        """C1 (repeated name), C2 (name in pieces), C3 (name arriving late).
+
+        Declared tools decide first: the pieces joined, if a declared name is or starts
+        with them; else the new name if declared; else the current one if declared.
+        Without tools: a repeat is ignored, a longer name that extends the current one
+        replaces it (names re-sent whole), anything else is a piece to append.
+        """
         current = call.name
-        if current is None or name.startswith(current):
+        if current is None:
             call.name = name
-        elif name != current:
-            joined = current + name
-            tools = self.tools
-            if tools and current in tools and joined not in tools:
-                return  # C1 variant: the declared name is already whole
-            call.name = joined
+            return
+        joined = current + name
+        tools = self.tools
+        if tools:
+            if joined in tools or any(tool.startswith(joined) for tool in tools):
+                call.name = joined
+                return
+            for known in (name, current):
+                if known in tools:
+                    call.name = known
+                    return
+        if name != current:
+            call.name = name if name.startswith(current) else joined
 
     def _add_arguments(
         self, state: ChoiceState, call: CallState, text: str, events: list[Event] | None
@@ -358,11 +402,15 @@ class ToolCallAssembler:
         calls: list[ToolCall] = []
         truncated: dict[int, str] = {}
         malformed: dict[int, str] = {}
+        values_seen: dict[int, int] = {}  # B4: values so far per originating call
         for call in state.calls:
             outcome = _finish_call(state, call, self.tools)
             if isinstance(outcome, list):
-                for n, (value_id, arguments, parsed) in enumerate(outcome):
-                    calls.append(_tool_call(call, value_id, arguments, parsed, len(calls), n))
+                origin = call.origin or call
+                for arguments, parsed in outcome:
+                    n = values_seen.get(origin.position, 0)
+                    values_seen[origin.position] = n + 1
+                    calls.append(_tool_call(origin, arguments, parsed, len(calls), n))
             elif outcome == "truncated":
                 truncated[call.position] = call.text()
             elif outcome == "malformed":
@@ -379,12 +427,11 @@ class ToolCallAssembler:
         return message, truncated, malformed
 
 
-Value = tuple["str | None", str, dict[str, Any]]
+Value = tuple[str, dict[str, Any]]
 
 
 def _finish_call(state: ChoiceState, call: CallState, tools: frozenset[str]) -> list[Value] | str:
     """The call's JSON values (B4 may give several), or "truncated", "malformed", "dropped"."""
-    scanner = call.scan()
     text = call.text()
     if call.name is None:
         if text.strip() in ("", "{}"):
@@ -393,7 +440,14 @@ def _finish_call(state: ChoiceState, call: CallState, tools: frozenset[str]) -> 
         state.diagnose("nameless-call", "a call has arguments but never got a name", call.position)
         return "malformed"
     if not text.strip():
-        return [(call.id, "{}", {})]  # D2: a zero-argument tool
+        return [("{}", {})]  # D2: a zero-argument tool
+    try:  # the common case, one parse of one value; the scanner is needed only if it fails
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict):
+        return [(text.strip(), parsed)]
+    scanner = call.scan()
     if scanner.error is None and not scanner.dirty and scanner.boundaries:
         values = _split(text, scanner.boundaries)
         if values is not None:
@@ -403,14 +457,15 @@ def _finish_call(state: ChoiceState, call: CallState, tools: frozenset[str]) -> 
                     f"{len(values)} JSON values arrived as one call's arguments; split into calls",
                     call.position,
                 )
-            return [(_derived_id(call.id, n), raw, parsed) for n, (raw, parsed) in enumerate(values)]
+            return values
     cumulative = _cumulative(call.parts)
     if cumulative is not None:
         state.diagnose("cumulative-arguments", "arguments were re-sent whole on every fragment", call.position)
-        return [(call.id, cumulative[0], cumulative[1])]
+        return [cumulative]
     if scanner.error is None and (scanner.dirty or not scanner.boundaries):
         return "truncated"
-    state.diagnose("malformed-arguments", f"arguments are not JSON: {scanner.error}", call.position)
+    why = scanner.error or "not a JSON object"
+    state.diagnose("malformed-arguments", f"arguments of {call.name!r}: {why}", call.position)
     return "malformed"
 
 
@@ -422,7 +477,7 @@ def _split(text: str, boundaries: list[int]) -> list[tuple[str, dict[str, Any]]]
         start = end
         try:
             parsed = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if not isinstance(parsed, dict):
             return None
@@ -450,23 +505,19 @@ def _derived_id(call_id: str | None, n: int) -> str | None:
     return f"{call_id}-{n}"
 
 
-def _tool_call(  # noqa: PLR0913
-    call: CallState,
-    call_id: str | None,
-    arguments: str,
-    parsed: dict[str, Any],
-    index: int,
-    n: int,
+def _tool_call(
+    origin: CallState, arguments: str, parsed: dict[str, Any], index: int, n: int
 ) -> ToolCall:
-    first = n == 0  # B4: signature and extras belong to the first value of a split
+    """The ``n``-th value of ``origin``'s arguments as a call (n > 0 only after B4 splits)."""
+    first = n == 0  # the signature and extras belong to the first value
     return ToolCall(
-        id=call_id,
-        name=call.name or "",
+        id=_derived_id(origin.id, n),
+        name=origin.name or "",
         arguments=arguments,
         parsed=parsed,
         index=index,
-        thought_signature=call.signature if first else None,
-        extras=dict(call.extras) if first else {},
+        thought_signature=origin.signature if first else None,
+        extras=dict(origin.extras) if first else {},
     )
 
 

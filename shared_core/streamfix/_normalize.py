@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-__all__ = ["ChoiceDelta", "Chunk", "Fragment", "normalize"]
+__all__ = ["ChoiceDelta", "Chunk", "Fragment", "bare_arguments", "normalize"]
 
 _new = tuple.__new__
 _STANDARD_CALL_KEYS = frozenset(("index", "id", "type", "function"))
+_BARE_FUNCTION_KEYS = frozenset(("name", "arguments"))
 _THOUGHT_SEPARATOR = "__thought__"
 _SIGNATURE_VENDORS = ("google", "vertex")
 
@@ -77,6 +78,58 @@ def normalize(chunk: object) -> Chunk:
         return _openai_object(chunk, problems)
     problems.append(f"not a chunk: {type(chunk).__name__}")
     return _new(Chunk, ([], None, None, problems))
+
+
+def bare_arguments(chunk: dict[str, Any]) -> tuple[int, int, str] | None:
+    """``(choice, index, text)`` if the chunk only carries more argument text for one call.
+
+    Most chunks of a stream are like this; recognising them in one pass keeps the cost
+    per fragment near a bare loop's. Anything else (an id, a name, text, a finish
+    reason, usage, an error, a second entry) returns ``None`` and goes through
+    :func:`normalize`.
+    """
+    try:
+        (choice,) = chunk["choices"]
+        delta = choice["delta"]
+        (call,) = delta["tool_calls"]
+        function = call["function"]
+        text = function["arguments"]
+        index = call["index"]
+        number = choice["index"]
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if (
+        type(text) is str
+        and type(index) is int
+        and type(number) is int
+        and (len(call) == 2 and len(function) == 1 and len(delta) == 1)
+        or _only_arguments(text, index, number, delta, call, function)
+    ) and (
+        choice.get("finish_reason") is None
+        and chunk.get("usage") is None
+        and "error" not in chunk
+    ):
+        return number, index, text
+    return None
+
+
+def _only_arguments(  # noqa: PLR0913
+    text: object, index: object, number: object, delta: Any, call: Any, function: Any
+) -> bool:
+    """The entry has no id, name or provider extras, and the delta no text."""
+    return (
+        type(text) is str
+        and type(index) is int
+        and type(number) is int
+        and type(delta) is dict
+        and type(call) is dict
+        and type(function) is dict
+        and not (delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"))
+        and call.get("id") is None
+        and function.get("name") is None
+        and _STANDARD_CALL_KEYS.issuperset(call)
+        and _BARE_FUNCTION_KEYS.issuperset(function)
+    )
 
 
 # --- OpenAI-style dicts -------------------------------------------------------------------

@@ -21,11 +21,11 @@ from ._normalize import Fragment
 if TYPE_CHECKING:
     from ._assembler import CallState, ChoiceState
 
-__all__ = ["RULES", "Action", "Decision", "route"]
+__all__ = ["RULES", "Action", "Decision", "bare_continuation", "route"]
 
-# A fragment whose arguments begin (after blanks) with one of these may open a value.
-_VALUE_OPENERS = frozenset('{["')
-_BLANKS_OR_OPENERS = frozenset(' \t\r\n{["')
+# Arguments are JSON objects: only text that begins (after blanks) with "{" can open the
+# arguments of a new call.
+_BLANKS = " \t\r\n"
 
 
 class Action(Enum):
@@ -33,6 +33,7 @@ class Action(Enum):
 
     CONTINUE = "continue"  # add name pieces, arguments, id, signature to the target call
     NEW = "new"  # open a new call
+    FOLLOW_ON = "follow-on"  # open a new call with the target's name and a derived id
     DUPLICATE = "duplicate"  # complete arguments re-sent: drop them, keep a diagnostic
     SIGN = "sign"  # signature-only fragment: set the target call's signature
     HOLD = "hold"  # signature-only fragment before its call: keep it for that index
@@ -46,8 +47,10 @@ Rule = Callable[["ChoiceState", Fragment], "Decision | None"]
 def _starts_value(arguments: str | None) -> bool:
     if not arguments:
         return False
-    head = arguments.lstrip()[:1]
-    return head in _VALUE_OPENERS and head != ""
+    head = arguments[0]
+    if head in _BLANKS:
+        head = arguments.lstrip(_BLANKS)[:1]
+    return head == "{"
 
 
 def _is_signature_only(fragment: Fragment) -> bool:
@@ -57,14 +60,23 @@ def _is_signature_only(fragment: Fragment) -> bool:
 # --- the rules, in order ------------------------------------------------------------------
 
 
-def plain_continuation(state: ChoiceState, f: Fragment) -> Decision | None:
+def bare_continuation(state: ChoiceState, index: int, text: str) -> CallState | None:
     """B1, D3, the common case: bare argument text at an index that has a call.
 
-    A fast path of ``at_known_index`` for text that cannot open a new value.
+    The fast path of ``at_known_index`` for text that cannot open a new value: the
+    call it continues, or ``None`` to go through the rules.
     """
+    call = state.by_index.get(index)
+    if call is not None and text and (not _starts_value(text) or not state.is_complete(call)):
+        return call
+    return None
+
+
+def plain_continuation(state: ChoiceState, f: Fragment) -> Decision | None:
+    """B1, D3: ``bare_continuation`` for a fragment that carries nothing else."""
     if f.id is None and f.name is None and f.signature is None and f.index is not None:
-        call = state.by_index.get(f.index)
-        if call is not None and f.arguments and f.arguments[0] not in _BLANKS_OR_OPENERS:
+        call = bare_continuation(state, f.index, f.arguments or "")
+        if call is not None:
             return Action.CONTINUE, call
     return None
 
@@ -166,7 +178,8 @@ def without_index(state: ChoiceState, f: Fragment) -> Decision | None:
 
 def _continue_or_open(state: ChoiceState, call: CallState, f: Fragment) -> Decision:
     if _starts_value(f.arguments) and state.is_complete(call):
-        return Action.NEW, None
+        # B3 with a name: a new call; B4 cut at a value's end: a follow-on of this one.
+        return (Action.NEW, None) if f.name else (Action.FOLLOW_ON, call)
     if f.name and call.name and state.is_complete(call):
         return Action.NEW, None
     return Action.CONTINUE, call

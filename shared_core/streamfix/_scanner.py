@@ -19,8 +19,9 @@ from typing import Any
 
 __all__ = ["JsonScanner"]
 
-# Inside a string only a quote or a backslash matters.
-_IN_STRING_STOP = re.compile(r'["\\]')
+# The body of a string up to its closing quote, escapes included (the "unrolled loop"):
+# it stops at the closing quote, at a backslash that ends the text, or at the text's end.
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 # Outside strings: brackets, quotes, and commas (member ends at depth 1).
 _STRUCTURAL = re.compile(r'[{}\[\]",]')
 _OPENERS = frozenset("{[")
@@ -101,17 +102,16 @@ class JsonScanner:
                     return
 
     def _scan_string(self, text: str, i: int, base: int) -> int:
-        if self._escape:
+        if self._escape:  # the text before ended with a backslash: this char is escaped
             self._escape = False
-            return i + 1
-        match = _IN_STRING_STOP.search(text, i)
-        if match is None:
-            return len(text)
-        j = match.start()
-        if text[j] == "\\":
+            i += 1
+        j = _STRING_BODY.match(text, i).end()  # type: ignore[union-attr] # always matches
+        if j == len(text):
+            return j
+        if text[j] == "\\":  # a backslash at the very end: its escaped char comes next
             self._escape = True
             return j + 1
-        self.in_string = False
+        self.in_string = False  # text[j] is the closing quote
         if self.depth == 0:
             self._value_ended(base + j + 1)
         return j + 1

@@ -1,0 +1,59 @@
+"""nox sessions: lint, tests, bench. Uses the uv backend; every session prints what it runs on.
+
+    nox -s lint tests      # what CI runs
+    nox -s bench           # the side-by-side benchmark
+"""
+
+from __future__ import annotations
+
+import os
+
+import nox
+
+nox.options.default_venv_backend = "uv"
+nox.options.sessions = ["lint", "tests"]
+nox.options.error_on_missing_interpreters = False
+
+PYTHON = os.environ.get("STREAMFIX_PYTHON", "3.11")
+ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "sk-streamfix-test"}
+
+
+def _install(session: nox.Session, *groups: str, extras: str = "") -> None:
+    """The one install helper: this project (editable) plus dependency groups."""
+    args = [arg for group in groups for arg in ("--group", group)]
+    session.install(*args, "-e", f".{extras}")
+    session.run("python", "--version")
+
+
+def _show_versions(session: nox.Session, *packages: str) -> None:
+    code = (
+        "import importlib.metadata as m, sys\n"
+        "for p in sys.argv[1:]:\n"
+        "    print(f'{p}=={m.version(p)}')\n"
+    )
+    session.run("python", "-c", code, *packages, env=ENV)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff on everything; mypy strict on the core."""
+    _install(session, "lint")
+    session.run("ruff", "check", ".")
+    session.run("mypy")
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The core's tests (wire shapes, properties, bad input, bench smoke)."""
+    _install(session, "test", "bench")
+    _show_versions(session, "openai", "litellm", "hypothesis")
+    env = {**ENV, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
+    session.run("pytest", "tests/core", *session.posargs, env=env)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """streamfix side by side with the libraries users would pick instead."""
+    _install(session, "bench")
+    _show_versions(session, "openai", "litellm", "smolagents", "langchain-core")
+    session.run("python", "bench/bench_assemble.py", *session.posargs, env=ENV)

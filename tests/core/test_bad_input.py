@@ -1,0 +1,401 @@
+"""Fuzz: whatever arrives, the assembler raises only StreamFixError subclasses.
+
+Malformed chunks are skipped (with a diagnostic) or end the assembly with a typed error;
+never a KeyError, TypeError, IndexError, AttributeError, ValueError or RecursionError
+leaking out of feed() or finish(). After an error the assembler refuses more input.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import copy
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import streamfix
+from streamfix import (
+    ArgumentsTooLargeError,
+    AssembledMessage,
+    AssemblerClosedError,
+    ProviderStreamError,
+    StreamFixError,
+    ToolCallAssembler,
+)
+
+if __package__:
+    from .strategies import HUGE, Streamed, garbage, malformed_chunks, plain_json, streamed
+else:  # rootdir-less import mode: tests/core is on sys.path
+    from strategies import HUGE, Streamed, garbage, malformed_chunks, plain_json, streamed
+
+pytestmark = pytest.mark.core
+
+
+def _chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-x",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+
+
+def _tc(index: Any, call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"index": index, "function": {}}
+    if call_id is not None:
+        entry["id"] = call_id
+        entry["type"] = "function"
+    if name is not None:
+        entry["function"]["name"] = name
+    if arguments is not None:
+        entry["function"]["arguments"] = arguments
+    return entry
+
+
+VALID = _chunk({"content": "ok"})
+
+
+def _check_error(err: StreamFixError) -> None:
+    assert isinstance(err.message, (AssembledMessage, type(None)))
+    assert isinstance(err.partial_arguments, dict)
+    if err.message is not None:
+        _check_message(err.message)
+
+
+def _check_message(msg: AssembledMessage) -> None:
+    assert isinstance(msg, AssembledMessage)
+    assert isinstance(msg.content, str)
+    assert isinstance(msg.reasoning, str)
+    for pos, tc in enumerate(msg.tool_calls):
+        assert isinstance(tc.name, str)
+        assert tc.name, "a call handed out with no name"
+        assert tc.index == pos
+        assert isinstance(tc.parsed, dict)
+        assert json.loads(tc.arguments) == tc.parsed
+
+
+def _assert_closed(asm: ToolCallAssembler) -> None:
+    with pytest.raises(AssemblerClosedError):
+        asm.feed(VALID)
+    with pytest.raises(AssemblerClosedError):
+        asm.finish()
+
+
+def feed_guarded(chunks: list[Any], **kwargs: Any) -> AssembledMessage | StreamFixError:
+    """Feed every chunk and finish; only StreamFixError may come out, and then it closes.
+
+    Any other exception propagates and fails the test.
+    """
+    asm = ToolCallAssembler(**kwargs)
+    for chunk in chunks:
+        try:
+            events = asm.feed(chunk)
+        except StreamFixError as err:
+            _check_error(err)
+            _assert_closed(asm)
+            return err
+        assert isinstance(events, list)
+    try:
+        msg = asm.finish()
+    except StreamFixError as err:
+        _check_error(err)
+        _assert_closed(asm)
+        return err
+    _check_message(msg)
+    _assert_closed(asm)
+    return msg
+
+
+def assemble_guarded(chunks: list[Any], **kwargs: Any) -> None:
+    try:
+        msg = streamfix.assemble(chunks, **kwargs)
+    except StreamFixError as err:
+        _check_error(err)
+    else:
+        _check_message(msg)
+
+
+# --------------------------------------------------------------------------- random input
+
+
+@settings(max_examples=300)
+@given(
+    chunks=st.lists(malformed_chunks, max_size=6),
+    limit=st.none() | st.integers(0, 64),
+)
+def test_malformed_chunks_raise_only_streamfix_errors(chunks: list[Any], limit: Any) -> None:
+    feed_guarded(chunks, max_argument_bytes=limit)
+    assemble_guarded(chunks, max_argument_bytes=limit)
+
+
+@settings(max_examples=150)
+@given(chunks=st.lists(st.one_of(garbage, plain_json), max_size=5))
+def test_random_values_raise_only_streamfix_errors(chunks: list[Any]) -> None:
+    feed_guarded(chunks)
+    assemble_guarded(chunks)
+
+
+def _paths(node: Any) -> Iterator[tuple[Any, Any]]:
+    """Every (container, key) slot inside a chunk."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield node, key
+            yield from _paths(value)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield node, i
+            yield from _paths(value)
+
+
+_wrong = st.one_of(
+    st.none(),
+    garbage,
+    st.sampled_from([[], {}, "", 0, -1, 1.5, b"x", "x", True, [{}], {"index": 0}]),
+)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> list[Any]:
+    s: Streamed = draw(streamed(max_calls=4))
+    chunks = copy.deepcopy(s.chunks)
+    for _ in range(draw(st.integers(1, 3))):
+        op = draw(st.sampled_from(["drop", "set", "set", "set", "delete"]))
+        if op == "drop" and chunks:
+            del chunks[draw(st.integers(0, len(chunks) - 1))]
+            continue
+        slots = [p for c in chunks for p in _paths(c)]
+        if not slots:
+            continue
+        container, key = slots[draw(st.integers(0, len(slots) - 1))]
+        if op == "delete":
+            del container[key]
+        else:
+            container[key] = draw(_wrong)
+    return chunks
+
+
+@settings(max_examples=300)
+@given(chunks=mutated())
+def test_mutated_valid_streams_raise_only_streamfix_errors(chunks: list[Any]) -> None:
+    feed_guarded(chunks)
+    assemble_guarded(chunks)
+
+
+_indices = st.one_of(
+    st.integers(),
+    st.sampled_from([-1, -(2**63), 2**63, 10**30, 1.5, float("nan"), float("inf"), "0", "x",
+                     True, None, b"0", [0], {"i": 0}]),
+)
+
+
+@settings(max_examples=150)
+@given(indices=st.lists(_indices, min_size=1, max_size=6))
+def test_weird_indices_never_escape(indices: list[Any]) -> None:
+    """Negative, huge, float, str, bytes indices: no IndexError, no giant allocation."""
+    chunks = []
+    for n, index in enumerate(indices):
+        chunks.append(_chunk({"tool_calls": [_tc(index, f"call_{n}", "f", "")]}))
+        chunks.append(_chunk({"tool_calls": [_tc(index, None, None, '{"n": ')]}))
+        chunks.append(_chunk({"tool_calls": [_tc(index, None, None, f"{n}}}")]}))
+    chunks.append(_chunk({}, "tool_calls"))
+    feed_guarded(chunks)
+    assemble_guarded(chunks)
+
+
+# --------------------------------------------------------------------------- huge and deep
+
+
+def _nested_dict(depth: int) -> dict[str, Any]:
+    node: dict[str, Any] = {}
+    for _ in range(depth):
+        node = {"a": node}
+    return node
+
+
+def _nested_list(depth: int) -> list[Any]:
+    node: list[Any] = []
+    for _ in range(depth):
+        node = [node]
+    return node
+
+
+def _huge_cases() -> dict[str, list[Any]]:
+    mb_value = '{"a": "' + HUGE + '"}'
+    deep = "[" * 100_000 + "]" * 100_000
+    return {
+        "1MB argument string in one fragment": [
+            _chunk({"tool_calls": [_tc(0, "c", "f", mb_value)]}),
+            _chunk({}, "tool_calls"),
+        ],
+        "1MB argument string in 1KB fragments": [
+            _chunk({"tool_calls": [_tc(0, "c", "f", "")]}),
+            *(
+                _chunk({"tool_calls": [_tc(0, None, None, mb_value[i : i + 1024])]})
+                for i in range(0, len(mb_value), 1024)
+            ),
+            _chunk({}, "tool_calls"),
+        ],
+        "1MB of open braces": [_chunk({"tool_calls": [_tc(0, "c", "f", "{" * (1 << 20))]})],
+        "1MB of garbage arguments": [_chunk({"tool_calls": [_tc(0, "c", "f", "x" + HUGE)]})],
+        "1MB name": [_chunk({"tool_calls": [_tc(0, "c", HUGE, "{}")]})],
+        "1MB id": [_chunk({"tool_calls": [_tc(0, HUGE, "f", "{}")]})],
+        "1MB content and reasoning": [_chunk({"content": HUGE, "reasoning_content": HUGE})],
+        "1MB string as a chunk": [HUGE],
+        "100k-deep array in arguments": [
+            _chunk({"tool_calls": [_tc(0, "c", "f", '{"a": ' + deep + "}")]}),
+            _chunk({}, "stop"),
+        ],
+        "100k-deep arguments object (D1)": [
+            _chunk({"tool_calls": [_tc(0, "c", "f", _nested_dict(100_000))]}),
+            _chunk({}, "stop"),
+        ],
+        "100k-deep list as a chunk": [_nested_list(100_000)],
+        "100k-deep list as a delta": [_chunk(_nested_list(100_000))],  # type: ignore[arg-type]
+        "bytes chunk": [b'{"choices": []}', bytearray(b"{}"), memoryview(b"x")],
+        "JSON text as a chunk": ['{"choices": [{"index": 0, "delta": {"content": "x"}}]}'],
+        "bytes arguments": [_chunk({"tool_calls": [_tc(0, "c", "f", b'{"a": 1}')]})],
+        "bytes name and id": [_chunk({"tool_calls": [_tc(0, b"c", b"f", "{}")]})],
+        "lone surrogates": [
+            _chunk({"content": "\ud800", "tool_calls": [_tc(0, "c\udfff", "f\ud800", "")]}),
+            _chunk({"tool_calls": [_tc(0, None, None, '{"a": "\ud83d')]}),
+            _chunk({"tool_calls": [_tc(0, None, None, '\ude00"}')]}),
+            _chunk({}, "tool_calls"),
+        ],
+        "objects and types": [object(), int, ToolCallAssembler, ..., NotImplemented, 1j],
+        "ollama native garbage": [
+            {"message": None, "done": False},
+            {"message": {"tool_calls": [{"function": None}]}},
+            {"message": {"tool_calls": {"function": {"name": "f"}}}},
+            {"message": {"tool_calls": [{"function": {"name": "f", "arguments": [1, 2]}}]}},
+            {"message": "text", "done": "yes", "eval_count": "many"},
+        ],
+    }
+
+
+_HUGE_CASES = _huge_cases()
+
+
+@pytest.mark.parametrize("case", list(_HUGE_CASES))
+def test_huge_and_deep_input(case: str) -> None:
+    chunks = _HUGE_CASES[case]
+    feed_guarded(chunks)
+    feed_guarded(chunks, max_argument_bytes=1024)
+    assemble_guarded(chunks)
+
+
+def test_one_megabyte_argument_value_survives() -> None:
+    chunks = _HUGE_CASES["1MB argument string in 1KB fragments"]
+    msg = streamfix.assemble(chunks)
+    assert [tc.name for tc in msg.tool_calls] == ["f"]
+    assert msg.tool_calls[0].parsed == {"a": HUGE}
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def _two_calls(big: str) -> list[dict[str, Any]]:
+    return [
+        _chunk({"tool_calls": [_tc(0, "call_0", "read_file", "")]}),
+        _chunk({"tool_calls": [_tc(0, None, None, '{"path": "a.txt"}')]}),
+        _chunk({"tool_calls": [_tc(1, "call_1", "write_file", "")]}),
+        *(_chunk({"tool_calls": [_tc(1, None, None, big[i : i + 7])]})
+          for i in range(0, len(big), 7)),
+        _chunk({}, "tool_calls"),
+    ]
+
+
+def test_max_argument_bytes_raises_with_the_complete_calls() -> None:
+    big = json.dumps({"text": "y" * 500})
+    asm = ToolCallAssembler(max_argument_bytes=100)
+    with pytest.raises(ArgumentsTooLargeError) as info:
+        for chunk in _two_calls(big):
+            asm.feed(chunk)
+        asm.finish()
+    err = info.value
+    assert isinstance(err, StreamFixError)
+    assert isinstance(err.message, AssembledMessage)
+    assert [(tc.id, tc.name) for tc in err.message.tool_calls] == [("call_0", "read_file")]
+    assert err.message.tool_calls[0].parsed == {"path": "a.txt"}
+    _assert_closed(asm)
+    with pytest.raises(ArgumentsTooLargeError) as info2:
+        streamfix.assemble(_two_calls(big), max_argument_bytes=100)
+    assert isinstance(info2.value.message, AssembledMessage)
+
+
+def test_max_argument_bytes_is_raised_while_feeding() -> None:
+    """The limit protects memory: it fires during feed(), not only at finish()."""
+    asm = ToolCallAssembler(max_argument_bytes=1000)
+    asm.feed(_chunk({"tool_calls": [_tc(0, "c", "f", '{"a": "')]}))
+    with pytest.raises(ArgumentsTooLargeError) as info:
+        for _ in range(1000):
+            asm.feed(_chunk({"tool_calls": [_tc(0, None, None, "x" * 100)]}))
+    assert isinstance(info.value.message, AssembledMessage)
+    _assert_closed(asm)
+
+
+@settings(max_examples=100)
+@given(
+    value=st.text(alphabet="abcé😀 ", max_size=40),
+    slack=st.integers(-5, 5),
+)
+def test_max_argument_bytes_counts_utf8_bytes(value: str, slack: int) -> None:
+    text = json.dumps({"v": value}, ensure_ascii=False, separators=(",", ":"))
+    size = len(text.encode("utf-8"))
+    limit = max(0, size + slack)
+    chunks = [
+        _chunk({"tool_calls": [_tc(0, "c", "f", "")]}),
+        *(_chunk({"tool_calls": [_tc(0, None, None, ch)]}) for ch in text),
+        _chunk({}, "tool_calls"),
+    ]
+    if size <= limit:
+        msg = streamfix.assemble(chunks, max_argument_bytes=limit)
+        assert msg.tool_calls[0].parsed == {"v": value}
+    else:
+        with pytest.raises(ArgumentsTooLargeError):
+            streamfix.assemble(chunks, max_argument_bytes=limit)
+
+
+# --------------------------------------------------------------------------- closed
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"error": "model runner has unexpectedly stopped: out of memory"},
+        {**_chunk({}, "error"), "error": {"message": "upstream overloaded", "code": 502}},
+        {"id": "x", "choices": [], "error": {"message": "rate limited", "code": 429}},
+    ],
+    ids=["ollama-error", "openrouter-finish-error", "top-level-error"],
+)
+def test_after_a_provider_error_the_assembler_is_closed(bad: dict[str, Any]) -> None:
+    asm = ToolCallAssembler()
+    asm.feed(_chunk({"content": "partial "}))
+    asm.feed(_chunk({"tool_calls": [_tc(0, "call_0", "f", '{"a": 1}')]}))
+    with pytest.raises(ProviderStreamError) as info:
+        asm.feed(bad)
+    err = info.value
+    assert err.provider_message
+    assert err.provider_message in str(err)
+    assert isinstance(err.message, AssembledMessage)
+    assert err.message.content == "partial "
+    _assert_closed(asm)
+
+
+@settings(max_examples=150)
+@given(s=streamed(max_calls=4), limit=st.integers(0, 40), data=st.data())
+def test_any_feed_error_closes_the_assembler(s: Streamed, limit: int, data: Any) -> None:
+    """Whatever StreamFixError feed() raises, every later feed/finish is refused."""
+    chunks = list(s.chunks)
+    if data.draw(st.booleans()):
+        at = data.draw(st.integers(0, len(chunks)))
+        chunks.insert(at, data.draw(st.sampled_from([{"error": "boom"}, _chunk({}, "error")])))
+    feed_guarded(chunks, max_argument_bytes=limit)
+    assemble_guarded(chunks, max_argument_bytes=limit)
