@@ -1,7 +1,7 @@
 """nox sessions: lint, tests, bench. Uses the uv backend; every session prints what it runs on.
 
-    nox -s lint tests      # what CI runs
-    nox -s bench           # the side-by-side benchmark
+nox -s lint tests      # what CI runs
+nox -s bench           # the side-by-side benchmark
 """
 
 from __future__ import annotations

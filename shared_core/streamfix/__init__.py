@@ -15,6 +15,7 @@ from ._errors import (
     StreamFixError,
     TruncatedToolCallError,
 )
+from ._registry import install, installed, uninstall
 from ._types import (
     ArgumentsDelta,
     AssembledMessage,
@@ -48,4 +49,7 @@ __all__ = [
     "UsageReported",
     "aassemble",
     "assemble",
+    "install",
+    "installed",
+    "uninstall",
 ]

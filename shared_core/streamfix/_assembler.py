@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterable, Iterable, Mapping
+from itertools import pairwise
 from typing import Any
 
 from ._errors import (
@@ -19,7 +20,7 @@ from ._errors import (
     StreamFixError,
     TruncatedToolCallError,
 )
-from ._normalize import Chunk, Fragment, bare_arguments, normalize
+from ._normalize import ChoiceDelta, Chunk, Fragment, bare_arguments, normalize
 from ._routing import Action, bare_continuation, route
 from ._scanner import JsonScanner
 from ._types import (
@@ -79,8 +80,10 @@ class CallState:
         """Bring the scanner up to date with the parts received (only the new ones)."""
         parts = self.parts
         if self.scanned < len(parts):
-            new = parts[self.scanned] if self.scanned + 1 == len(parts) else "".join(
-                parts[self.scanned :]
+            new = (
+                parts[self.scanned]
+                if self.scanned + 1 == len(parts)
+                else "".join(parts[self.scanned :])
             )
             self.scanned = len(parts)
             self.scanner.advance(new)
@@ -184,9 +187,7 @@ class ToolCallAssembler:
         messages = self.finish_all()
         if choice in messages:
             return messages[choice]
-        return AssembledMessage(
-            usage=self._usage, diagnostics=list(self._problems), choice=choice
-        )
+        return AssembledMessage(usage=self._usage, diagnostics=list(self._problems), choice=choice)
 
     def finish_all(self) -> dict[int, AssembledMessage]:
         """End the stream; one assembled message per choice index."""
@@ -210,21 +211,12 @@ class ToolCallAssembler:
     def _consume(self, chunk: object, events: list[Event] | None) -> None:
         if self._closed is not None:
             self._check_open()
-        if type(chunk) is dict:
-            bare = bare_arguments(chunk)
-            if bare is not None:
-                state = self._choices.get(bare[0])
-                call = bare_continuation(state, bare[1], bare[2]) if state else None
-                if call is not None:
-                    if events is None and self.max_argument_bytes is None:
-                        call.parts.append(bare[2])
-                    else:
-                        self._add_arguments(state, call, bare[2], events)  # type: ignore[arg-type]
-                    return
+        if type(chunk) is dict and self._consume_bare(chunk, events):
+            return
         try:
             normalized = normalize(chunk)
-        except RecursionError:
-            self._skip("chunk nested too deeply to read")
+        except Exception as exc:  # a foreign object never breaks the stream
+            self._skip(f"unreadable chunk ({type(exc).__name__}: {exc})"[:500])
             return
         for problem in normalized.problems:
             self._skip(problem)
@@ -235,24 +227,46 @@ class ToolCallAssembler:
         if normalized.error is not None:
             self._provider_error(normalized, normalized.error.text, normalized.error.status_code)
         for delta in normalized.choices:
-            state = self._choices.get(delta.choice)
-            if state is None:
-                state = self._choices[delta.choice] = ChoiceState(delta.choice)
-            if delta.content:
-                state.content.append(delta.content)
-                if events is not None:
-                    events.append(TextDelta(delta.content, delta.choice))
-            if delta.reasoning:
-                state.reasoning.append(delta.reasoning)
-                if events is not None:
-                    events.append(ReasoningDelta(delta.reasoning, delta.choice))
-            for fragment in delta.fragments:
-                self._apply(state, fragment, events)
-            if delta.finish_reason:
-                # E2: a finish reason never ends the stream; the last one given counts.
-                state.finish_reason = delta.finish_reason
-                if delta.finish_reason == "error":
-                    self._provider_error(normalized, "the provider ended the stream with an error", None)
+            self._consume_choice(normalized, delta, events)
+
+    def _consume_bare(self, chunk: dict[str, Any], events: list[Event] | None) -> bool:
+        """The fast path for a chunk that only continues one call's arguments."""
+        bare = bare_arguments(chunk)
+        if bare is None:
+            return False
+        state = self._choices.get(bare[0])
+        call = bare_continuation(state, bare[1], bare[2]) if state is not None else None
+        if call is None:
+            return False
+        if events is None and self.max_argument_bytes is None:
+            call.parts.append(bare[2])
+        else:
+            self._add_arguments(state, call, bare[2], events)  # type: ignore[arg-type]
+        return True
+
+    def _consume_choice(
+        self, normalized: Chunk, delta: ChoiceDelta, events: list[Event] | None
+    ) -> None:
+        state = self._choices.get(delta.choice)
+        if state is None:
+            state = self._choices[delta.choice] = ChoiceState(delta.choice)
+        if delta.content:
+            state.content.append(delta.content)
+            if events is not None:
+                events.append(TextDelta(delta.content, delta.choice))
+        if delta.reasoning:
+            state.reasoning.append(delta.reasoning)
+            if events is not None:
+                events.append(ReasoningDelta(delta.reasoning, delta.choice))
+        for fragment in delta.fragments:
+            self._apply(state, fragment, events)
+        if delta.finish_reason:
+            # E2: a finish reason never ends the stream; the last one given counts.
+            state.finish_reason = delta.finish_reason
+            if delta.finish_reason == "error":  # E5: OpenRouter-style, with no error object
+                self._provider_error(
+                    normalized, "the stream ended with finish_reason 'error'", None
+                )
 
     def _apply(self, state: ChoiceState, fragment: Fragment, events: list[Event] | None) -> None:
         action, call = route(state, fragment)
@@ -265,7 +279,7 @@ class ToolCallAssembler:
         elif action is Action.SIGN and call is not None:
             call.signature = fragment.signature
         elif action is Action.HOLD:
-            state.held_signatures[fragment.index] = fragment.signature or ""
+            state.held_signatures[fragment.call_index] = fragment.signature or ""
         elif action is Action.DUPLICATE and call is not None:
             state.diagnose(
                 "duplicate-resend",
@@ -280,18 +294,20 @@ class ToolCallAssembler:
         events: list[Event] | None,
         follows: CallState | None = None,
     ) -> None:
-        call = CallState(len(state.calls), fragment.index, track_members=not self._quiet)
+        call = CallState(len(state.calls), fragment.call_index, track_members=not self._quiet)
         state.calls.append(call)
         if follows is not None:  # B4: the next value of a call's arguments, sent on its own
             origin = follows.origin or follows
             origin.follow_ons += 1
             call.origin = origin
             call.name = origin.name  # its id is derived when the message is built
-        held = state.held_signatures.pop(fragment.index, None)
+        held = state.held_signatures.pop(fragment.call_index, None)
         if held:
             call.signature = held  # F3: a signature sent before its call
         if events is not None:
-            call_id = fragment.id or (call.origin and _derived_id(call.origin.id, call.origin.follow_ons))
+            call_id = fragment.id
+            if call.origin is not None:
+                call_id = _derived_id(call.origin.id, call.origin.follow_ons)
             name = fragment.name or call.name
             events.append(ToolCallStarted(call.position, call_id, name, state.number))
         self._merge(state, call, fragment, events)
@@ -299,8 +315,8 @@ class ToolCallAssembler:
     def _merge(
         self, state: ChoiceState, call: CallState, f: Fragment, events: list[Event] | None
     ) -> None:
-        if f.index is not None:
-            state.by_index[f.index] = call
+        if f.call_index is not None:
+            state.by_index[f.call_index] = call
         if f.id is not None and call.id is None:
             call.id = f.id
             state.by_id[f.id] = call
@@ -395,16 +411,14 @@ class ToolCallAssembler:
 
     # --- building the message ------------------------------------------------------------
 
-    def _build(
-        self, state: ChoiceState
-    ) -> tuple[AssembledMessage, dict[int, str], dict[int, str]]:
+    def _build(self, state: ChoiceState) -> tuple[AssembledMessage, dict[int, str], dict[int, str]]:
         """The message from everything complete; truncated and malformed raw arguments."""
         calls: list[ToolCall] = []
         truncated: dict[int, str] = {}
         malformed: dict[int, str] = {}
         values_seen: dict[int, int] = {}  # B4: values so far per originating call
         for call in state.calls:
-            outcome = _finish_call(state, call, self.tools)
+            outcome = _finish_call(state, call)
             if isinstance(outcome, list):
                 origin = call.origin or call
                 for arguments, parsed in outcome:
@@ -430,12 +444,14 @@ class ToolCallAssembler:
 Value = tuple[str, dict[str, Any]]
 
 
-def _finish_call(state: ChoiceState, call: CallState, tools: frozenset[str]) -> list[Value] | str:
+def _finish_call(state: ChoiceState, call: CallState) -> list[Value] | str:
     """The call's JSON values (B4 may give several), or "truncated", "malformed", "dropped"."""
     text = call.text()
     if call.name is None:
-        if text.strip() in ("", "{}"):
-            state.diagnose("phantom-call", "a call with no name and no arguments was dropped", call.position)
+        if text.strip() in ("", "{}"):  # B9
+            state.diagnose(
+                "phantom-call", "a call with no name and no arguments was dropped", call.position
+            )
             return "dropped"
         state.diagnose("nameless-call", "a call has arguments but never got a name", call.position)
         return "malformed"
@@ -447,20 +463,23 @@ def _finish_call(state: ChoiceState, call: CallState, tools: frozenset[str]) -> 
         parsed = None
     if isinstance(parsed, dict):
         return [(text.strip(), parsed)]
+    return _repair(state, call, text)
+
+
+def _repair(state: ChoiceState, call: CallState, text: str) -> list[Value] | str:
+    """Arguments that are not one JSON object: several values (B4), cumulative (C5),
+    truncated (E4) or malformed."""
     scanner = call.scan()
     if scanner.error is None and not scanner.dirty and scanner.boundaries:
         values = _split(text, scanner.boundaries)
         if values is not None:
-            if len(values) > 1:
-                state.diagnose(
-                    "split-values",
-                    f"{len(values)} JSON values arrived as one call's arguments; split into calls",
-                    call.position,
-                )
+            detail = f"{len(values)} JSON values arrived as one call's arguments; split"
+            state.diagnose("split-values", detail, call.position)
             return values
     cumulative = _cumulative(call.parts)
     if cumulative is not None:
-        state.diagnose("cumulative-arguments", "arguments were re-sent whole on every fragment", call.position)
+        detail = "arguments were re-sent whole on every fragment; the last copy kept"
+        state.diagnose("cumulative-arguments", detail, call.position)
         return [cumulative]
     if scanner.error is None and (scanner.dirty or not scanner.boundaries):
         return "truncated"
@@ -488,7 +507,7 @@ def _split(text: str, boundaries: list[int]) -> list[tuple[str, dict[str, Any]]]
 def _cumulative(parts: list[str]) -> tuple[str, dict[str, Any]] | None:
     """C5: every fragment repeats everything so far; the last one is the whole value."""
     pieces = [part for part in parts if part]
-    if len(pieces) < 2 or not all(b.startswith(a) for a, b in zip(pieces, pieces[1:])):
+    if len(pieces) < 2 or not all(b.startswith(a) for a, b in pairwise(pieces)):
         return None
     raw = pieces[-1].strip()
     try:
@@ -537,7 +556,9 @@ def _truncation_error(
     )
 
 
-def _malformed_error(message: AssembledMessage, malformed: dict[int, str]) -> MalformedToolCallError:
+def _malformed_error(
+    message: AssembledMessage, malformed: dict[int, str]
+) -> MalformedToolCallError:
     details = "; ".join(d.detail for d in message.diagnostics if d.position in malformed)
     return MalformedToolCallError(
         f"tool call arguments are malformed: {details}",

@@ -28,7 +28,7 @@ _SIGNATURE_VENDORS = ("google", "vertex")
 class Fragment(NamedTuple):
     """One entry of ``delta.tool_calls``, every field optional."""
 
-    index: int | None
+    call_index: int | None
     id: str | None
     name: str | None
     arguments: str | None
@@ -99,21 +99,21 @@ def bare_arguments(chunk: dict[str, Any]) -> tuple[int, int, str] | None:
     except (KeyError, TypeError, ValueError, IndexError):
         return None
     if (
-        type(text) is str
-        and type(index) is int
-        and type(number) is int
-        and (len(call) == 2 and len(function) == 1 and len(delta) == 1)
+        (
+            type(text) is str
+            and type(index) is int
+            and type(number) is int
+            and (len(call) == 2 and len(function) == 1 and len(delta) == 1)
+        )
         or _only_arguments(text, index, number, delta, call, function)
     ) and (
-        choice.get("finish_reason") is None
-        and chunk.get("usage") is None
-        and "error" not in chunk
+        choice.get("finish_reason") is None and chunk.get("usage") is None and "error" not in chunk
     ):
         return number, index, text
     return None
 
 
-def _only_arguments(  # noqa: PLR0913
+def _only_arguments(
     text: object, index: object, number: object, delta: Any, call: Any, function: Any
 ) -> bool:
     """The entry has no id, name or provider extras, and the delta no text."""
@@ -335,7 +335,7 @@ def _ollama(chunk: dict[str, Any], problems: list[str]) -> Chunk:
 # --- shared field rules -------------------------------------------------------------------
 
 
-def _fragment(  # noqa: PLR0912 - one flat check per field, kept together on purpose
+def _fragment(
     index: object,
     call_id: object,
     name: object,
@@ -363,9 +363,7 @@ def _fragment(  # noqa: PLR0912 - one flat check per field, kept together on pur
         signature = _string(function_specific.get("thought_signature"))
     if signature is None and call_id and _THOUGHT_SEPARATOR in call_id:
         signature = call_id.split(_THOUGHT_SEPARATOR, 1)[1] or None
-    return _new(
-        Fragment, (index, call_id or None, name or None, arguments, signature, extras)
-    )
+    return _new(Fragment, (index, call_id or None, name or None, arguments, signature, extras))
 
 
 def _signature_in(extra_content: object, extras: dict[str, Any]) -> str | None:
@@ -410,7 +408,7 @@ def _usage(value: object, problems: list[str]) -> dict[str, Any] | None:
     if callable(dump):
         try:
             dumped = dump()
-        except Exception as exc:  # noqa: BLE001 - a broken usage object never breaks a stream
+        except Exception as exc:
             problems.append(f"usage could not be read: {exc}")
             return None
         return dumped if isinstance(dumped, dict) else None

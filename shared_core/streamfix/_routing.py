@@ -74,8 +74,8 @@ def bare_continuation(state: ChoiceState, index: int, text: str) -> CallState | 
 
 def plain_continuation(state: ChoiceState, f: Fragment) -> Decision | None:
     """B1, D3: ``bare_continuation`` for a fragment that carries nothing else."""
-    if f.id is None and f.name is None and f.signature is None and f.index is not None:
-        call = bare_continuation(state, f.index, f.arguments or "")
+    if f.id is None and f.name is None and f.signature is None and f.call_index is not None:
+        call = bare_continuation(state, f.call_index, f.arguments or "")
         if call is not None:
             return Action.CONTINUE, call
     return None
@@ -90,9 +90,9 @@ def signature_only(state: ChoiceState, f: Fragment) -> Decision | None:
     if not _is_signature_only(f):
         return None
     call = state.by_id.get(f.id) if f.id is not None else None
-    if call is None and f.index is not None:
-        call = state.by_index.get(f.index)
-    if call is None and f.index is None and f.id is None:
+    if call is None and f.call_index is not None:
+        call = state.by_index.get(f.call_index)
+    if call is None and f.call_index is None and f.id is None:
         call = state.calls[-1] if state.calls else None
     return (Action.SIGN, call) if call is not None else (Action.HOLD, None)
 
@@ -121,7 +121,7 @@ def new_id(state: ChoiceState, f: Fragment) -> Decision | None:
     """
     if f.id is None:
         return None
-    slot = state.by_index.get(f.index) if f.index is not None else state.last_call()
+    slot = state.by_index.get(f.call_index) if f.call_index is not None else state.last_call()
     if slot is not None and slot.id is None and not state.is_complete(slot):
         return Action.CONTINUE, slot
     return Action.NEW, None
@@ -134,9 +134,9 @@ def at_known_index(state: ChoiceState, f: Fragment) -> Decision | None:
     index whose named call is complete opens a new call. Otherwise it continues (A3,
     and repeated or pieced names, C1/C2, merged by the assembler).
     """
-    if f.index is None:
+    if f.call_index is None:
         return None
-    call = state.by_index.get(f.index)
+    call = state.by_index.get(f.call_index)
     if call is None:
         return None
     return _continue_or_open(state, call, f)
@@ -150,7 +150,7 @@ def at_new_index(state: ChoiceState, f: Fragment) -> Decision | None:
     call). With no call open it opens a provisional call, which keeps its arguments if a
     name follows (C3) and is dropped as a phantom at the end if none does (B9).
     """
-    if f.index is None:
+    if f.call_index is None:
         return None
     if f.name:
         return Action.NEW, None

@@ -148,5 +148,10 @@ class UsageReported:
 
 
 Event = (
-    TextDelta | ReasoningDelta | ToolCallStarted | ArgumentsDelta | ToolCallCompleted | UsageReported
+    TextDelta
+    | ReasoningDelta
+    | ToolCallStarted
+    | ArgumentsDelta
+    | ToolCallCompleted
+    | UsageReported
 )

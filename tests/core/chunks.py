@@ -78,9 +78,9 @@ def to_openai(body: Chunk) -> ChatCompletionChunk:
     unknown keys (``extra_content``, ``provider_specific_fields``, a top-level ``error``)
     all survive. ``construct`` builds the nested models recursively the same way.
     """
-    import copy  # noqa: PLC0415
+    import copy
 
-    from openai.types.chat import ChatCompletionChunk  # noqa: PLC0415
+    from openai.types.chat import ChatCompletionChunk
 
     return ChatCompletionChunk.construct(**copy.deepcopy(body))
 
@@ -96,9 +96,9 @@ def to_litellm(body: Chunk) -> ModelResponseStream:
     ``function``: an entry without one (a signature-only delta) gets ``{}``, which is what
     litellm's own stream wrappers emit (``Function(arguments="", name=None)``).
     """
-    import copy  # noqa: PLC0415
+    import copy
 
-    from litellm.types.utils import ModelResponseStream  # noqa: PLC0415
+    from litellm.types.utils import ModelResponseStream
 
     body = copy.deepcopy(body)
     for choice in body.get("choices") or []:

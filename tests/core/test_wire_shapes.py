@@ -16,8 +16,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import streamfix
 from chunks import Kind, chunk, tc, tool_delta
+
+import streamfix
 from streamfix import (
     ArgumentsDelta,
     ArgumentsTooLargeError,
