@@ -382,7 +382,7 @@ class Settings:
     """Run a contender on a large stream only if projected under this."""
     probe_limit_s: float = 8.0
     """Intermediate (probe) streams are run only if projected under this."""
-    probe_steps: int = 4
+    probe_steps: int = 2
     """Probes at sizes geometrically between two benchmark sizes: ``probe_steps - 1`` of them."""
 
 
@@ -433,7 +433,8 @@ def measure(contender: Contender, inputs: list[Any], stream: Stream,
         return Cell("wrong", fragments=stream.fragments, note=problem)
     runs = settings.min_runs
     if first < settings.budget_s / settings.min_runs:
-        runs = min(settings.max_runs, max(settings.min_runs, int(settings.budget_s / first)))
+        fits = int(settings.budget_s / max(first, 1e-9))
+        runs = min(settings.max_runs, max(settings.min_runs, fits))
     if first > settings.slow_run_s:
         runs = 1
     best = first
@@ -443,20 +444,23 @@ def measure(contender: Contender, inputs: list[Any], stream: Stream,
                 runs=runs, fragments=stream.fragments)
 
 
-def project(points: Sequence[tuple[int, float]], fragments: int) -> float:
-    """Time for ``fragments`` from the last two (fragments, seconds) points.
+def growth(points: Sequence[tuple[int, float]]) -> float:
+    """Exponent k of time ~ fragments**k between the last two (fragments, seconds) points.
 
-    The growth exponent is measured from the two points and kept within [1, 2]; with a
-    single point growth is assumed quadratic (pessimistic).
+    Kept within [1, 2]; with a single point growth is assumed quadratic (pessimistic).
     """
-    n2, t2 = points[-1]
     exponent = 2.0
     if len(points) >= 2:
-        n1, t1 = points[-2]
+        (n1, t1), (n2, t2) = points[-2], points[-1]
         if n2 > n1 and t1 > 0 and t2 > 0:
             exponent = math.log(t2 / t1) / math.log(n2 / n1)
-    exponent = min(max(exponent, 1.0), 2.0)
-    return t2 * (fragments / n2) ** exponent
+    return min(max(exponent, 1.0), 2.0)
+
+
+def project(points: Sequence[tuple[int, float]], fragments: int) -> float:
+    """Time for ``fragments``, from the last measured point and :func:`growth`."""
+    n_last, t_last = points[-1]
+    return t_last * (fragments / n_last) ** growth(points)
 
 
 # --------------------------------------------------------------------------- the run
@@ -471,13 +475,23 @@ class StreamCache:
 
     def stream(self, label: str, total_bytes: int) -> Stream:
         if total_bytes not in self._streams:
-            self._streams[total_bytes] = build_stream(label, total_bytes)
+            gc.disable()
+            try:
+                self._streams[total_bytes] = build_stream(label, total_bytes)
+            finally:
+                gc.enable()
         return self._streams[total_bytes]
 
     def inputs(self, kind: str, stream: Stream) -> list[Any]:
         key = (stream.size, kind)
         if key not in self._inputs:
-            self._inputs[key] = CONVERTERS[kind](stream.chunks)
+            # gc off while building: generational collections over a heap of half a million
+            # fresh objects would make building several times slower (it is not timed).
+            gc.disable()
+            try:
+                self._inputs[key] = CONVERTERS[kind](stream.chunks)
+            finally:
+                gc.enable()
         return self._inputs[key]
 
     def drop(self, keep_size: int | None = None, keep_kinds: Iterable[str] = ()) -> None:
@@ -506,22 +520,24 @@ def _record(row: Row, stream: Stream, cell: Cell) -> None:
         row.largest = (stream.label, cell.us_per_fragment)
 
 
-def _probe_sizes(previous: int, target: int, steps: int = 4) -> list[int]:
+def _probe_sizes(previous: int, target: int, steps: int) -> list[int]:
     """Sizes between two benchmark sizes, geometric, for projecting the next one."""
     ratio = (target / previous) ** (1 / steps)
     return [int(previous * ratio**j) for j in range(1, steps)]
 
 
-def run_probes(row: Row, cache: StreamCache, previous: int, target: int,
-               settings: Settings) -> None:
-    """Run ``row`` on intermediate streams while each stays cheap, to measure growth."""
+def run_probes(row: Row, cache: StreamCache, sizes: Iterable[int], settings: Settings) -> None:
+    """Run ``row`` on extra streams of these sizes while each stays cheap, to measure growth."""
     probe_settings = Settings(min_runs=1, max_runs=2, budget_s=0.0,
                               slow_run_s=settings.slow_run_s)
-    for size in _probe_sizes(previous, target, settings.probe_steps):
-        stream = cache.stream(f"{size / 1000:.0f} KB", size)
-        if project(row.points, stream.fragments) > settings.probe_limit_s:
+    for size in sizes:
+        stream = cache.stream(f"{size / 1000:.1f} KB", size)
+        if row.points and project(row.points, stream.fragments) > settings.probe_limit_s:
             return
-        inputs = cache.inputs(row.contender.kind, stream)
+        try:
+            inputs = cache.inputs(row.contender.kind, stream)
+        except Exception:
+            return  # reported when the benchmark size itself is built
         cell = measure(row.contender, inputs, stream, probe_settings)
         _record(row, stream, cell)
         if cell.status != "ok":
@@ -531,11 +547,17 @@ def run_probes(row: Row, cache: StreamCache, previous: int, target: int,
 def run_cell(row: Row, cache: StreamCache, stream: Stream, previous: int | None,
              settings: Settings) -> Cell:
     """Measure one contender on one benchmark stream (with projection on large ones)."""
-    if previous is not None and row.points:
-        run_probes(row, cache, previous, stream.size, settings)
+    if previous is None:  # a calibration point, so that growth is measured, not assumed
+        run_probes(row, cache, [stream.size // 4], settings)
+    elif row.points:
+        run_probes(row, cache, _probe_sizes(previous, stream.size, settings.probe_steps),
+                   settings)
         projected = project(row.points, stream.fragments)
         if projected > settings.limit_s:
-            return Cell("skipped", projected_s=projected, fragments=stream.fragments)
+            sizes = " and ".join(f"{n:,}" for n, _ in row.points[-2:])
+            return Cell("skipped", projected_s=projected, fragments=stream.fragments,
+                        note=f"growth exponent {growth(row.points):.2f} from runs on "
+                             f"{sizes} fragments")
     try:
         inputs = cache.inputs(row.contender.kind, stream)
     except Exception as exc:
@@ -669,7 +691,7 @@ def footnotes(rows: list[Row], labels: list[str]) -> list[str]:
             cell = row.cells[label]
             if cell.status == "skipped" and row.largest is not None:
                 size, us = row.largest
-                notes.append(f"{row.contender.label}: skipped at {label}; "
+                notes.append(f"{row.contender.label}: skipped at {label} ({cell.note}); "
                              f"{us:,.3f} us/fragment at {size} (largest stream it ran)")
             elif cell.status in ("wrong", "error", "n/a") or cell.note:
                 notes.append(f"{row.contender.label} at {label}: {describe(cell)}")
@@ -736,8 +758,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     sizes = FULL_SIZES
     if args.quick:
         sizes = QUICK_SIZES
-        settings = Settings(min_runs=1, max_runs=3, budget_s=0.05, limit_s=args.limit,
-                            probe_steps=2)
+        settings = Settings(min_runs=1, max_runs=3, budget_s=0.05, limit_s=args.limit)
 
     def log(text: str) -> None:
         if not args.quiet:

@@ -20,7 +20,7 @@ from ._errors import (
     StreamFixError,
     TruncatedToolCallError,
 )
-from ._normalize import ChoiceDelta, Chunk, Fragment, bare_arguments, normalize
+from ._normalize import ChoiceDelta, Chunk, Fragment, as_plain, bare_arguments, normalize
 from ._routing import Action, bare_continuation, route
 from ._scanner import JsonScanner
 from ._types import (
@@ -48,6 +48,7 @@ class CallState:
     """
 
     __slots__ = (
+        "announced",
         "extras",
         "follow_ons",
         "id",
@@ -75,6 +76,7 @@ class CallState:
         self.size = 0
         self.origin: CallState | None = None  # B4: the call this one's value followed
         self.follow_ons = 0  # B4: how many follow-on calls this one has had
+        self.announced = False  # ToolCallCompleted was emitted
 
     def scan(self) -> JsonScanner:
         """Bring the scanner up to date with the parts received (only the new ones)."""
@@ -131,7 +133,7 @@ class ChoiceState:
             return True
         try:
             return bool(json.loads(again) == json.loads(text))
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
 
     def last_call(self) -> CallState | None:
@@ -166,7 +168,6 @@ class ToolCallAssembler:
         self._usage: dict[str, Any] | None = None
         self._problems: list[Diagnostic] = []
         self._closed: str | None = None
-        self._result: dict[int, AssembledMessage] | None = None
         self._quiet = False  # set by assemble(): no events, lazy scanning
 
     # --- public API ----------------------------------------------------------------------
@@ -190,9 +191,7 @@ class ToolCallAssembler:
         return AssembledMessage(usage=self._usage, diagnostics=list(self._problems), choice=choice)
 
     def finish_all(self) -> dict[int, AssembledMessage]:
-        """End the stream; one assembled message per choice index."""
-        if self._result is not None:
-            return self._result
+        """End the stream; one assembled message per choice index. Call it once."""
         self._check_open()
         self._closed = "finished"
         messages: dict[int, AssembledMessage] = {}
@@ -203,7 +202,6 @@ class ToolCallAssembler:
             if malformed:
                 self._fail(_malformed_error(message, malformed))
             messages[number] = message
-        self._result = messages
         return messages
 
     # --- consuming chunks ----------------------------------------------------------------
@@ -213,13 +211,9 @@ class ToolCallAssembler:
             self._check_open()
         if type(chunk) is dict and self._consume_bare(chunk, events):
             return
-        try:
-            normalized = normalize(chunk)
-        except Exception as exc:  # a foreign object never breaks the stream
-            self._skip(f"unreadable chunk ({type(exc).__name__}: {exc})"[:500])
+        normalized = self._read(chunk, events)
+        if normalized is None:
             return
-        for problem in normalized.problems:
-            self._skip(problem)
         if normalized.usage is not None:
             self._usage = normalized.usage
             if events is not None:
@@ -228,6 +222,23 @@ class ToolCallAssembler:
             self._provider_error(normalized, normalized.error.text, normalized.error.status_code)
         for delta in normalized.choices:
             self._consume_choice(normalized, delta, events)
+
+    def _read(self, chunk: object, events: list[Event] | None) -> Chunk | None:
+        """The chunk normalised, problems recorded; ``None`` if consumed or unreadable."""
+        try:
+            if type(chunk) is not dict:
+                chunk = as_plain(chunk)  # openai / litellm objects as the dicts they stand for
+                if type(chunk) is dict and self._consume_bare(chunk, events):
+                    return None
+            normalized = normalize(chunk)
+        except StreamFixError:
+            raise
+        except Exception as exc:  # a foreign object never breaks the stream
+            self._skip(f"unreadable chunk ({type(exc).__name__}: {exc})"[:500])
+            return None
+        for problem in normalized.problems:
+            self._skip(problem)
+        return normalized
 
     def _consume_bare(self, chunk: dict[str, Any], events: list[Event] | None) -> bool:
         """The fast path for a chunk that only continues one call's arguments."""
@@ -374,7 +385,8 @@ class ToolCallAssembler:
             return
         scanner = call.scan()
         events.append(ArgumentsDelta(call.position, text, scanner.partial(), state.number))
-        if scanner.complete:
+        if scanner.complete and not call.announced:
+            call.announced = True
             events.append(
                 ToolCallCompleted(call.position, call.id, call.name, call.text(), state.number)
             )
@@ -512,7 +524,7 @@ def _cumulative(parts: list[str]) -> tuple[str, dict[str, Any]] | None:
     raw = pieces[-1].strip()
     try:
         parsed = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return (raw, parsed) if isinstance(parsed, dict) else None
 

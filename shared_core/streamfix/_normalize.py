@@ -1,11 +1,12 @@
 """The one chunk normaliser: every accepted chunk type becomes the same internal shape.
 
 Accepted: an OpenAI chat-completion chunk as a dict, any object of the same shape (the
-``openai`` ``ChatCompletionChunk``, the ``litellm`` ``ModelResponseStream``), and an Ollama
-native ``/api/chat`` NDJSON object. The result is a :class:`Chunk`: per choice a
-:class:`ChoiceDelta` with its tool-call :class:`Fragment` s, plus usage and any error the
-provider put in the stream. Nothing here decides where a fragment goes: that is
-``_routing``. Malformed parts are reported in ``Chunk.problems`` and left out.
+``openai`` ``ChatCompletionChunk``, the ``litellm`` ``ModelResponseStream``: read as the
+plain dicts they stand for), and an Ollama native ``/api/chat`` NDJSON object. The result
+is a :class:`Chunk`: per choice a :class:`ChoiceDelta` with its tool-call
+:class:`Fragment` s, plus usage and any error the provider put in the stream. Nothing
+here decides where a fragment goes: that is ``_routing``. Malformed parts are reported in
+``Chunk.problems`` and left out.
 
 The tuples are built with ``tuple.__new__`` (the way :mod:`collections` does it): this runs
 once per fragment and must stay cheap.
@@ -16,7 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-__all__ = ["ChoiceDelta", "Chunk", "Fragment", "bare_arguments", "normalize"]
+__all__ = ["ChoiceDelta", "Chunk", "Fragment", "as_plain", "bare_arguments", "normalize"]
+
 
 _new = tuple.__new__
 _STANDARD_CALL_KEYS = frozenset(("index", "id", "type", "function"))
@@ -75,9 +77,18 @@ def normalize(chunk: object) -> Chunk:
         problems.append(f"not a chunk: dict with keys {sorted(map(str, chunk))[:8]}")
         return _new(Chunk, ([], None, None, problems))
     if hasattr(chunk, "choices"):
-        return _openai_object(chunk, problems)
+        plain = _plain(chunk)
+        if type(plain) is dict:
+            return _openai_dict(plain, problems)
     problems.append(f"not a chunk: {type(chunk).__name__}")
     return _new(Chunk, ([], None, None, problems))
+
+
+def as_plain(chunk: object) -> object:
+    """A chunk object as plain dicts (chunks that are dicts, or unknown, unchanged)."""
+    if type(chunk) is dict or not hasattr(chunk, "choices"):
+        return chunk
+    return _plain(chunk)
 
 
 def bare_arguments(chunk: dict[str, Any]) -> tuple[int, int, str] | None:
@@ -216,75 +227,31 @@ def _dict_call(call: object, problems: list[str]) -> Fragment | None:
 
 # --- objects of the same shape (openai, litellm) ------------------------------------------
 
-
-def _openai_object(chunk: Any, problems: list[str]) -> Chunk:
-    usage = _usage(getattr(chunk, "usage", None), problems)
-    error = getattr(chunk, "error", None)
-    if error is None:
-        extra = getattr(chunk, "model_extra", None)
-        error = extra.get("error") if isinstance(extra, dict) else None
-    out: list[ChoiceDelta] = []
-    for choice in getattr(chunk, "choices", None) or ():
-        part = _object_choice(choice, problems)
-        if part is not None:
-            out.append(part)
-    return _new(Chunk, (out, usage, _error(error) if error is not None else None, problems))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
-def _object_choice(choice: Any, problems: list[str]) -> ChoiceDelta | None:
-    number = getattr(choice, "index", 0) or 0
-    if type(number) is not int or number < 0:
-        problems.append(f"choice index {number!r} is not a non-negative integer")
-        return None
-    delta = getattr(choice, "delta", None)
-    fragments: list[Fragment] = []
-    for call in getattr(delta, "tool_calls", None) or ():
-        fragment = _object_call(call, problems)
-        if fragment is not None:
-            fragments.append(fragment)
-    reasoning = getattr(delta, "reasoning_content", None)
-    if reasoning is None:
-        reasoning = getattr(delta, "reasoning", None)
-    extra = getattr(delta, "model_extra", None)
-    if reasoning is None and isinstance(extra, dict):
-        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
-    return _new(
-        ChoiceDelta,
-        (
-            number,
-            _text(getattr(delta, "content", None), "content", problems),
-            _text(reasoning, "reasoning", problems),
-            fragments,
-            _text(getattr(choice, "finish_reason", None), "finish_reason", problems),
-        ),
-    )
+def _plain(value: Any) -> Any:
+    """A pydantic chunk object (openai, litellm) as the plain dicts and lists it stands for.
 
-
-def _object_call(call: Any, problems: list[str]) -> Fragment | None:
-    if isinstance(call, dict):
-        return _dict_call(call, problems)
-    function = getattr(call, "function", None)
-    extras: dict[str, Any] = {}
-    model_extra = getattr(call, "model_extra", None)
-    if isinstance(model_extra, dict):
-        extras.update(model_extra)
-    specific = getattr(call, "provider_specific_fields", None)
-    if specific is not None:
-        extras["provider_specific_fields"] = specific
-    function_specific = getattr(function, "provider_specific_fields", None)
-    if function_specific is None:
-        function_extra = getattr(function, "model_extra", None)
-        if isinstance(function_extra, dict):
-            function_specific = function_extra.get("provider_specific_fields")
-    return _fragment(
-        getattr(call, "index", None),
-        getattr(call, "id", None),
-        getattr(function, "name", None),
-        getattr(function, "arguments", None),
-        extras or None,
-        function_specific,
-        problems,
-    )
+    Reads each object's ``__dict__`` and pydantic extras directly: cheap, and it keeps the
+    provider fields these types only hold as extras (``extra_content``, ...).
+    """
+    kind = type(value)
+    if kind in _SCALARS or kind is dict:
+        return value
+    if kind is list or kind is tuple:
+        return [item if type(item) in _SCALARS else _plain(item) for item in value]
+    fields = getattr(value, "__dict__", None)
+    if type(fields) is not dict:
+        return value
+    extra = getattr(value, "__pydantic_extra__", None)
+    if extra:  # litellm keeps some declared fields here too
+        fields = {**fields, **extra}
+    return {
+        key: item if type(item) in _SCALARS else _plain(item)
+        for key, item in fields.items()
+        if key[:1] != "_"
+    }
 
 
 # --- Ollama native /api/chat --------------------------------------------------------------

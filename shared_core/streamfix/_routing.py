@@ -67,9 +67,12 @@ def bare_continuation(state: ChoiceState, index: int, text: str) -> CallState | 
     call it continues, or ``None`` to go through the rules.
     """
     call = state.by_index.get(index)
-    if call is not None and text and (not _starts_value(text) or not state.is_complete(call)):
+    if call is None or not text:
+        return None
+    head = text[0]
+    if (head != "{" and head not in _BLANKS) or not _starts_value(text):
         return call
-    return None
+    return None if state.is_complete(call) else call
 
 
 def plain_continuation(state: ChoiceState, f: Fragment) -> Decision | None:

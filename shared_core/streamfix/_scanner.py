@@ -167,7 +167,7 @@ class JsonScanner:
             return
         try:
             parsed = json.loads("{" + member + "}")
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         if isinstance(parsed, dict):
             self._members.update(parsed)

@@ -342,16 +342,23 @@ json_leaves = st.one_of(
     json_text,
 )
 
-json_values = st.recursive(
-    json_leaves,
-    lambda children: st.one_of(
-        st.lists(children, max_size=4),
-        st.dictionaries(json_text, children, max_size=4),
-    ),
-    max_leaves=8,
-)
 
-arguments = st.dictionaries(json_text, json_values, max_size=5)
+
+def _nested(depth: int) -> st.SearchStrategy[Any]:
+    """JSON values nested at most ``depth`` deep (no retries, unlike st.recursive)."""
+    if depth == 0:
+        return json_leaves
+    child = _nested(depth - 1)
+    return st.one_of(
+        json_leaves,
+        st.lists(child, max_size=3),
+        st.dictionaries(json_text, child, max_size=3),
+    )
+
+
+json_values = _nested(3)
+
+arguments = st.dictionaries(json_text, json_values, max_size=4)
 
 _WS = st.text(alphabet=" \t\n\r", max_size=2)
 
