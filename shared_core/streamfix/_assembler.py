@@ -245,14 +245,17 @@ class ToolCallAssembler:
         bare = bare_arguments(chunk)
         if bare is None:
             return False
-        state = self._choices.get(bare[0])
-        call = bare_continuation(state, bare[1], bare[2]) if state is not None else None
+        number, index, text = bare
+        state = self._choices.get(number)
+        if state is None:
+            return False
+        call = bare_continuation(state, index, text)
         if call is None:
             return False
         if events is None and self.max_argument_bytes is None:
-            call.parts.append(bare[2])
+            call.parts.append(text)
         else:
-            self._add_arguments(state, call, bare[2], events)  # type: ignore[arg-type]
+            self._add_arguments(state, call, text, events)
         return True
 
     def _consume_choice(
@@ -606,9 +609,10 @@ def assemble(
     """Assemble a whole stream; the message of ``choice`` (fast path: no events)."""
     assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
     assembler._quiet = True
-    consume = assembler._consume
+    consume, consume_bare = assembler._consume, assembler._consume_bare
     for chunk in chunks:
-        consume(chunk, None)
+        if type(chunk) is not dict or not consume_bare(chunk, None):
+            consume(chunk, None)
     return assembler.finish(choice)
 
 
