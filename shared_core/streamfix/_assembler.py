@@ -20,7 +20,14 @@ from ._errors import (
     StreamFixError,
     TruncatedToolCallError,
 )
-from ._normalize import ChoiceDelta, Chunk, Fragment, as_plain, bare_arguments, normalize
+from ._normalize import (
+    ChoiceDelta,
+    Chunk,
+    Fragment,
+    bare_arguments,
+    bare_object_arguments,
+    normalize,
+)
 from ._routing import Action, bare_continuation, route
 from ._scanner import JsonScanner
 from ._types import (
@@ -37,6 +44,14 @@ from ._types import (
 )
 
 __all__ = ["ToolCallAssembler", "aassemble", "assemble"]
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+# json.loads, refusing NaN and Infinity: a tool is never handed what is not JSON.
+_loads = json.JSONDecoder(parse_constant=_reject_constant).decode
 
 
 class CallState:
@@ -132,7 +147,7 @@ class ChoiceState:
         if again == text:
             return True
         try:
-            return bool(json.loads(again) == json.loads(text))
+            return bool(_loads(again) == _loads(text))
         except (ValueError, RecursionError):
             return False
 
@@ -209,9 +224,10 @@ class ToolCallAssembler:
     def _consume(self, chunk: object, events: list[Event] | None) -> None:
         if self._closed is not None:
             self._check_open()
-        if type(chunk) is dict and self._consume_bare(chunk, events):
+        bare = bare_arguments(chunk) if type(chunk) is dict else bare_object_arguments(chunk)
+        if bare is not None and self._continue_bare(bare, events):
             return
-        normalized = self._read(chunk, events)
+        normalized = self._read(chunk)
         if normalized is None:
             return
         if normalized.usage is not None:
@@ -223,16 +239,10 @@ class ToolCallAssembler:
         for delta in normalized.choices:
             self._consume_choice(normalized, delta, events)
 
-    def _read(self, chunk: object, events: list[Event] | None) -> Chunk | None:
-        """The chunk normalised, problems recorded; ``None`` if consumed or unreadable."""
+    def _read(self, chunk: object) -> Chunk | None:
+        """The chunk normalised, problems recorded; ``None`` if unreadable."""
         try:
-            if type(chunk) is not dict:
-                chunk = as_plain(chunk)  # openai / litellm objects as the dicts they stand for
-                if type(chunk) is dict and self._consume_bare(chunk, events):
-                    return None
             normalized = normalize(chunk)
-        except StreamFixError:
-            raise
         except Exception as exc:  # a foreign object never breaks the stream
             self._skip(f"unreadable chunk ({type(exc).__name__}: {exc})"[:500])
             return None
@@ -240,11 +250,8 @@ class ToolCallAssembler:
             self._skip(problem)
         return normalized
 
-    def _consume_bare(self, chunk: dict[str, Any], events: list[Event] | None) -> bool:
+    def _continue_bare(self, bare: tuple[int, int, str], events: list[Event] | None) -> bool:
         """The fast path for a chunk that only continues one call's arguments."""
-        bare = bare_arguments(chunk)
-        if bare is None:
-            return False
         number, index, text = bare
         state = self._choices.get(number)
         if state is None:
@@ -473,7 +480,7 @@ def _finish_call(state: ChoiceState, call: CallState) -> list[Value] | str:
     if not text.strip():
         return [("{}", {})]  # D2: a zero-argument tool
     try:  # the common case, one parse of one value; the scanner is needed only if it fails
-        parsed = json.loads(text)
+        parsed = _loads(text)
     except (ValueError, RecursionError):
         parsed = None
     if isinstance(parsed, dict):
@@ -510,7 +517,7 @@ def _split(text: str, boundaries: list[int]) -> list[tuple[str, dict[str, Any]]]
         raw = text[start:end].strip()
         start = end
         try:
-            parsed = json.loads(raw)
+            parsed = _loads(raw)
         except (ValueError, RecursionError):
             return None
         if not isinstance(parsed, dict):
@@ -526,7 +533,7 @@ def _cumulative(parts: list[str]) -> tuple[str, dict[str, Any]] | None:
         return None
     raw = pieces[-1].strip()
     try:
-        parsed = json.loads(raw)
+        parsed = _loads(raw)
     except (ValueError, RecursionError):
         return None
     return (raw, parsed) if isinstance(parsed, dict) else None
@@ -609,9 +616,10 @@ def assemble(
     """Assemble a whole stream; the message of ``choice`` (fast path: no events)."""
     assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
     assembler._quiet = True
-    consume, consume_bare = assembler._consume, assembler._consume_bare
+    consume, continue_bare = assembler._consume, assembler._continue_bare
     for chunk in chunks:
-        if type(chunk) is not dict or not consume_bare(chunk, None):
+        bare = bare_arguments(chunk) if type(chunk) is dict else None
+        if bare is None or not continue_bare(bare, None):
             consume(chunk, None)
     return assembler.finish(choice)
 

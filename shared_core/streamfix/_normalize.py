@@ -17,7 +17,14 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-__all__ = ["ChoiceDelta", "Chunk", "Fragment", "as_plain", "bare_arguments", "normalize"]
+__all__ = [
+    "ChoiceDelta",
+    "Chunk",
+    "Fragment",
+    "bare_arguments",
+    "bare_object_arguments",
+    "normalize",
+]
 
 
 _new = tuple.__new__
@@ -77,18 +84,9 @@ def normalize(chunk: object) -> Chunk:
         problems.append(f"not a chunk: dict with keys {sorted(map(str, chunk))[:8]}")
         return _new(Chunk, ([], None, None, problems))
     if hasattr(chunk, "choices"):
-        plain = _plain(chunk)
-        if type(plain) is dict:
-            return _openai_dict(plain, problems)
+        return _openai_dict(_view(chunk), problems)
     problems.append(f"not a chunk: {type(chunk).__name__}")
     return _new(Chunk, ([], None, None, problems))
-
-
-def as_plain(chunk: object) -> object:
-    """A chunk object as plain dicts (chunks that are dicts, or unknown, unchanged)."""
-    if type(chunk) is dict or not hasattr(chunk, "choices"):
-        return chunk
-    return _plain(chunk)
 
 
 def bare_arguments(chunk: dict[str, Any]) -> tuple[int, int, str] | None:
@@ -119,6 +117,38 @@ def bare_arguments(chunk: dict[str, Any]) -> tuple[int, int, str] | None:
         or _only_arguments(text, index, number, delta, call, function)
     ) and (
         choice.get("finish_reason") is None and chunk.get("usage") is None and "error" not in chunk
+    ):
+        return number, index, text
+    return None
+
+
+def bare_object_arguments(chunk: Any) -> tuple[int, int, str] | None:
+    """:func:`bare_arguments` for chunk objects (openai, litellm), reading their fields
+    directly: the common chunk costs about what a dict chunk does."""
+    try:
+        fields = _fields(chunk)
+        (choice,) = fields["choices"]
+        choice_fields = _fields(choice)
+        delta = _fields(choice_fields["delta"])
+        (call,) = delta["tool_calls"]
+        call_fields = _fields(call)
+        function = _fields(call_fields["function"])
+        text, index = function["arguments"], call_fields["index"]
+        number = choice_fields["index"]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if (
+        type(text) is str
+        and type(index) is int
+        and type(number) is int
+        and call_fields.get("id") is None
+        and function.get("name") is None
+        and len(call_fields) <= len(_STANDARD_CALL_KEYS)  # no provider extras
+        and _STANDARD_CALL_KEYS.issuperset(call_fields)
+        and choice_fields.get("finish_reason") is None
+        and fields.get("usage") is None
+        and fields.get("error") is None
+        and not (delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"))
     ):
         return number, index, text
     return None
@@ -230,28 +260,76 @@ def _dict_call(call: object, problems: list[str]) -> Fragment | None:
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
-def _plain(value: Any) -> Any:
-    """A pydantic chunk object (openai, litellm) as the plain dicts and lists it stands for.
+def _fields(value: Any) -> dict[str, Any]:
+    """An object's fields as a dict, read directly (attribute access on litellm's types
+    goes through a slow ``__getattr__``). Pydantic keeps undeclared fields, and litellm
+    some declared ones, in ``__pydantic_extra__``."""
+    if type(value) is dict:
+        return value
+    fields = value.__dict__
+    if type(fields) is not dict:
+        raise TypeError(f"{type(value).__name__} is not an object of fields")
+    extra = getattr(value, "__pydantic_extra__", None)
+    return {**fields, **extra} if extra else fields
 
-    Reads each object's ``__dict__`` and pydantic extras directly: cheap, and it keeps the
-    provider fields these types only hold as extras (``extra_content``, ...).
-    """
+
+def _without_none(fields: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {key: fields[key] for key in keys if fields.get(key) is not None}
+
+
+_CHOICE_KEYS = ("index", "finish_reason")
+_DELTA_KEYS = ("content", "reasoning_content", "reasoning")
+_CALL_SKIP = frozenset(("function", "type"))
+_FUNCTION_KEYS = ("name", "arguments", "provider_specific_fields")
+
+
+def _view(chunk: Any) -> dict[str, Any]:
+    """A chunk object (openai ``ChatCompletionChunk``, litellm ``ModelResponseStream``) as
+    the plain dict it stands for, holding only the fields the normaliser reads."""
+    fields = _fields(chunk)
+    view = _without_none(fields, ("usage", "error"))
+    if "usage" in view:
+        view["usage"] = _plain(view["usage"])
+    view["choices"] = [_choice_view(choice) for choice in fields.get("choices") or ()]
+    return view
+
+
+def _choice_view(choice: Any) -> dict[str, Any]:
+    fields = _fields(choice)
+    view = _without_none(fields, _CHOICE_KEYS)
+    delta = fields.get("delta") or fields.get("message")
+    if delta is not None:
+        delta_fields = _fields(delta)
+        delta_view = _without_none(delta_fields, _DELTA_KEYS)
+        calls = delta_fields.get("tool_calls")
+        if calls:
+            delta_view["tool_calls"] = [_call_view(call) for call in calls]
+        view["delta"] = delta_view
+    return view
+
+
+def _call_view(call: Any) -> dict[str, Any]:
+    fields = _fields(call)
+    view = {
+        key: _plain(value)
+        for key, value in fields.items()
+        if value is not None and key not in _CALL_SKIP
+    }
+    function = fields.get("function")
+    if function is not None:
+        view["function"] = _without_none(_fields(function), _FUNCTION_KEYS)
+    return view
+
+
+def _plain(value: Any) -> Any:
+    """Any nested pydantic value as plain dicts and lists (for usage and provider extras)."""
     kind = type(value)
     if kind in _SCALARS or kind is dict:
         return value
     if kind is list or kind is tuple:
-        return [item if type(item) in _SCALARS else _plain(item) for item in value]
-    fields = getattr(value, "__dict__", None)
-    if type(fields) is not dict:
-        return value
-    extra = getattr(value, "__pydantic_extra__", None)
-    if extra:  # litellm keeps some declared fields here too
-        fields = {**fields, **extra}
-    return {
-        key: item if type(item) in _SCALARS else _plain(item)
-        for key, item in fields.items()
-        if key[:1] != "_"
-    }
+        return [_plain(item) for item in value]
+    dump = getattr(value, "model_dump", None)
+    return dump() if callable(dump) else value
 
 
 # --- Ollama native /api/chat --------------------------------------------------------------

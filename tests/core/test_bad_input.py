@@ -17,8 +17,17 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from strategies import (  # tests/core is on sys.path (conftest.py)
+    HUGE,
+    Streamed,
+    examples,
+    garbage,
+    malformed_chunks,
+    plain_json,
+    streamed,
+)
 
 import streamfix
 from streamfix import (
@@ -29,11 +38,6 @@ from streamfix import (
     StreamFixError,
     ToolCallAssembler,
 )
-
-if __package__:
-    from .strategies import HUGE, Streamed, garbage, malformed_chunks, plain_json, streamed
-else:  # rootdir-less import mode: tests/core is on sys.path
-    from strategies import HUGE, Streamed, garbage, malformed_chunks, plain_json, streamed
 
 pytestmark = pytest.mark.core
 
@@ -126,7 +130,7 @@ def assemble_guarded(chunks: list[Any], **kwargs: Any) -> None:
 # --------------------------------------------------------------------------- random input
 
 
-@settings(max_examples=300)
+@examples(300)
 @given(
     chunks=st.lists(malformed_chunks, max_size=6),
     limit=st.none() | st.integers(0, 64),
@@ -136,7 +140,7 @@ def test_malformed_chunks_raise_only_streamfix_errors(chunks: list[Any], limit: 
     assemble_guarded(chunks, max_argument_bytes=limit)
 
 
-@settings(max_examples=150)
+@examples(150)
 @given(chunks=st.lists(st.one_of(garbage, plain_json), max_size=5))
 def test_random_values_raise_only_streamfix_errors(chunks: list[Any]) -> None:
     feed_guarded(chunks)
@@ -182,7 +186,7 @@ def mutated(draw: st.DrawFn) -> list[Any]:
     return chunks
 
 
-@settings(max_examples=300)
+@examples(300)
 @given(chunks=mutated())
 def test_mutated_valid_streams_raise_only_streamfix_errors(chunks: list[Any]) -> None:
     feed_guarded(chunks)
@@ -191,12 +195,28 @@ def test_mutated_valid_streams_raise_only_streamfix_errors(chunks: list[Any]) ->
 
 _indices = st.one_of(
     st.integers(),
-    st.sampled_from([-1, -(2**63), 2**63, 10**30, 1.5, float("nan"), float("inf"), "0", "x",
-                     True, None, b"0", [0], {"i": 0}]),
+    st.sampled_from(
+        [
+            -1,
+            -(2**63),
+            2**63,
+            10**30,
+            1.5,
+            float("nan"),
+            float("inf"),
+            "0",
+            "x",
+            True,
+            None,
+            b"0",
+            [0],
+            {"i": 0},
+        ]
+    ),
 )
 
 
-@settings(max_examples=150)
+@examples(150)
 @given(indices=st.lists(_indices, min_size=1, max_size=6))
 def test_weird_indices_never_escape(indices: list[Any]) -> None:
     """Negative, huge, float, str, bytes indices: no IndexError, no giant allocation."""
@@ -306,8 +326,10 @@ def _two_calls(big: str) -> list[dict[str, Any]]:
         _chunk({"tool_calls": [_tc(0, "call_0", "read_file", "")]}),
         _chunk({"tool_calls": [_tc(0, None, None, '{"path": "a.txt"}')]}),
         _chunk({"tool_calls": [_tc(1, "call_1", "write_file", "")]}),
-        *(_chunk({"tool_calls": [_tc(1, None, None, big[i : i + 7])]})
-          for i in range(0, len(big), 7)),
+        *(
+            _chunk({"tool_calls": [_tc(1, None, None, big[i : i + 7])]})
+            for i in range(0, len(big), 7)
+        ),
         _chunk({}, "tool_calls"),
     ]
 
@@ -341,7 +363,7 @@ def test_max_argument_bytes_is_raised_while_feeding() -> None:
     _assert_closed(asm)
 
 
-@settings(max_examples=100)
+@examples(100)
 @given(
     value=st.text(alphabet="abcé😀 ", max_size=40),
     slack=st.integers(-5, 5),
@@ -389,7 +411,7 @@ def test_after_a_provider_error_the_assembler_is_closed(bad: dict[str, Any]) -> 
     _assert_closed(asm)
 
 
-@settings(max_examples=150)
+@examples(150)
 @given(s=streamed(max_calls=4), limit=st.integers(0, 40), data=st.data())
 def test_any_feed_error_closes_the_assembler(s: Streamed, limit: int, data: Any) -> None:
     """Whatever StreamFixError feed() raises, every later feed/finish is refused."""
