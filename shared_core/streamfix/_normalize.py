@@ -21,9 +21,9 @@ __all__ = [
     "ChoiceDelta",
     "Chunk",
     "Fragment",
-    "bare_arguments",
     "bare_object_arguments",
     "normalize",
+    "only_arguments",
 ]
 
 
@@ -89,42 +89,10 @@ def normalize(chunk: object) -> Chunk:
     return _new(Chunk, ([], None, None, problems))
 
 
-def bare_arguments(chunk: dict[str, Any]) -> tuple[int, int, str] | None:
-    """``(choice, index, text)`` if the chunk only carries more argument text for one call.
-
-    Most chunks of a stream are like this; recognising them in one pass keeps the cost
-    per fragment near a bare loop's. Anything else (an id, a name, text, a finish
-    reason, usage, an error, a second entry) returns ``None`` and goes through
-    :func:`normalize`.
-    """
-    try:
-        (choice,) = chunk["choices"]
-        delta = choice["delta"]
-        (call,) = delta["tool_calls"]
-        function = call["function"]
-        text = function["arguments"]
-        index = call["index"]
-        number = choice["index"]
-    except (KeyError, TypeError, ValueError, IndexError):
-        return None
-    if (
-        (
-            type(text) is str
-            and type(index) is int
-            and type(number) is int
-            and (len(call) == 2 and len(function) == 1 and len(delta) == 1)
-        )
-        or _only_arguments(text, index, number, delta, call, function)
-    ) and (
-        choice.get("finish_reason") is None and chunk.get("usage") is None and "error" not in chunk
-    ):
-        return number, index, text
-    return None
-
-
 def bare_object_arguments(chunk: Any) -> tuple[int, int, str] | None:
-    """:func:`bare_arguments` for chunk objects (openai, litellm), reading their fields
-    directly: the common chunk costs about what a dict chunk does."""
+    """``(choice, index, text)`` if a chunk object (openai, litellm) only carries more
+    argument text for one call, else ``None``. Reads fields directly: the common chunk
+    then costs about what a dict chunk does."""
     try:
         fields = _fields(chunk)
         (choice,) = fields["choices"]
@@ -154,21 +122,22 @@ def bare_object_arguments(chunk: Any) -> tuple[int, int, str] | None:
     return None
 
 
-def _only_arguments(
-    text: object, index: object, number: object, delta: Any, call: Any, function: Any
-) -> bool:
-    """The entry has no id, name or provider extras, and the delta no text."""
+def only_arguments(delta: Any, entry: Any, function: Any) -> bool:
+    """A delta whose one tool-call entry carries only argument text: no id, name or
+    provider extras, and no text or reasoning beside it (fields set to null allowed).
+
+    The first half of the fast-path test on dict chunks, which lives in the assembler's
+    hot loop (``ToolCallAssembler._consume_all``); objects use
+    :func:`bare_object_arguments`.
+    """
     return (
-        type(text) is str
-        and type(index) is int
-        and type(number) is int
-        and type(delta) is dict
-        and type(call) is dict
+        type(delta) is dict
+        and type(entry) is dict
         and type(function) is dict
         and not (delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"))
-        and call.get("id") is None
+        and entry.get("id") is None
         and function.get("name") is None
-        and _STANDARD_CALL_KEYS.issuperset(call)
+        and _STANDARD_CALL_KEYS.issuperset(entry)
         and _BARE_FUNCTION_KEYS.issuperset(function)
     )
 
