@@ -90,17 +90,17 @@ def normalize(chunk: object) -> Chunk:
 
 
 def bare_object_arguments(chunk: Any) -> tuple[int, int, str] | None:
-    """``(choice, index, text)`` if a chunk object (openai, litellm) only carries more
-    argument text for one call, else ``None``. Reads fields directly: the common chunk
-    then costs about what a dict chunk does."""
+    """``(choice, index, text)`` if a pydantic chunk object (openai, litellm) only carries
+    more argument text for one call, else ``None``. Reads the fields directly: the common
+    chunk then costs about what a dict chunk does."""
     try:
-        fields = _fields(chunk)
+        fields = _pydantic_fields(chunk)
         (choice,) = fields["choices"]
-        choice_fields = _fields(choice)
-        delta = _fields(choice_fields["delta"])
+        choice_fields = _pydantic_fields(choice)
+        delta = _pydantic_fields(choice_fields["delta"])
         (call,) = delta["tool_calls"]
-        call_fields = _fields(call)
-        function = _fields(call_fields["function"])
+        call_fields = _pydantic_fields(call)
+        function = _pydantic_fields(call_fields["function"])
         text, index = function["arguments"], call_fields["index"]
         number = choice_fields["index"]
     except (KeyError, TypeError, ValueError, AttributeError):
@@ -120,6 +120,12 @@ def bare_object_arguments(chunk: Any) -> tuple[int, int, str] | None:
     ):
         return number, index, text
     return None
+
+
+def _pydantic_fields(value: Any) -> dict[str, Any]:
+    """A pydantic model's fields, declared and extra (AttributeError for anything else)."""
+    extra = value.__pydantic_extra__
+    return {**value.__dict__, **extra} if extra else value.__dict__
 
 
 def only_arguments(delta: Any, entry: Any, function: Any) -> bool:
