@@ -40,6 +40,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import copy
 import gc
 import importlib
 import importlib.metadata
@@ -186,7 +187,9 @@ def to_openai(chunks: list[Chunk]) -> list[Any]:
 def to_litellm(chunks: list[Chunk]) -> list[Any]:
     """``litellm`` ``ModelResponseStream`` objects, as ``litellm.completion(stream=True)``."""
     stream_cls = importlib.import_module("litellm.types.utils").ModelResponseStream
-    return [stream_cls(**c) for c in chunks]
+    # litellm's constructors change the dicts they are given: build from copies, so the
+    # dict chunks every other contender reads stay as the provider sent them.
+    return [stream_cls(**copy.deepcopy(c)) for c in chunks]
 
 
 def to_smolagents(chunks: list[Chunk]) -> list[Any]:

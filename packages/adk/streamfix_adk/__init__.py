@@ -1,0 +1,1 @@
+"""google-adk shim (placeholder)."""
