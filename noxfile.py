@@ -10,11 +10,12 @@ Uses the uv backend; every session prints the versions it runs on.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import nox
 
 nox.options.default_venv_backend = "uv"
-nox.options.sessions = ["lint", "tests"]  # + each shim session once its tests land
+nox.options.sessions = ["lint", "tests", "sgpt", "sgpt_upstream"]  # + each shim as it lands
 nox.options.error_on_missing_interpreters = False
 
 PYTHON = os.environ.get("STREAMFIX_PYTHON", "3.11")
@@ -73,15 +74,115 @@ SMOLAGENTS_VERSIONS = {"newest": "smolagents", "1.24": "smolagents==1.24.*"}
 
 
 @nox.session(python=PYTHON)
-@nox.parametrize(
-    "smolagents", list(SMOLAGENTS_VERSIONS.values()), ids=list(SMOLAGENTS_VERSIONS)
-)
+@nox.parametrize("smolagents", list(SMOLAGENTS_VERSIONS.values()), ids=list(SMOLAGENTS_VERSIONS))
 def smolagents(session: nox.Session, smolagents: str) -> None:
     """The smolagents shim's tests on one smolagents version."""
     _install(session, "test", extras="[smolagents]")
     session.install(smolagents)
     _show_versions(session, "smolagents", "openai", "litellm")
     session.run("pytest", "tests/smolagents", *session.posargs, env=ENV)
+
+
+# smolagents' own model and agent tests, from the sdist of the tested version (issue 4).
+SMOLAGENTS_UPSTREAM_TESTS = ["tests/test_models.py", "tests/test_agents.py", "tests/test_utils.py"]
+# Upstream tests that pin what the patch changes, deselected (both runs), with why:
+SMOLAGENTS_UPSTREAM_DESELECT = {
+    # Asserts the raw concatenation ' {"query": ...}', including the leading space of the
+    # fixture's second fragment; the core returns the JSON value's text without the
+    # surrounding whitespace (the parsed arguments are equal).
+    "tests/test_models.py::TestModel::test_agglomerate_stream_deltas",
+}
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("smolagents", list(SMOLAGENTS_VERSIONS.values()), ids=list(SMOLAGENTS_VERSIONS))
+def smolagents_upstream(session: nox.Session, smolagents: str) -> None:
+    """smolagents' own tests (sdist fetched now), stock then patched: no new failures."""
+    _install(session, "test", extras="[smolagents]")
+    session.install(smolagents, "pip", "pytest-datadir", "ipython", "numpy")
+    _show_versions(session, "smolagents", "openai", "litellm")
+    here = "tests/smolagents_upstream"
+    tmp = session.create_tmp()
+    prepare = session.run("python", f"{here}/prepare_sdist.py", tmp, env=ENV, silent=True)
+    sdist = str(prepare).strip().splitlines()[-1]
+    env = {**ENV, "PYTHONPATH": os.path.abspath(here)}
+    reports = {}
+    deselect = [f"--deselect={t}" for t in sorted(SMOLAGENTS_UPSTREAM_DESELECT)]
+    for run, stock, tb in (("stock", "1", "no"), ("patched", "", "short")):
+        reports[run] = os.path.join(tmp, f"{run}.xml")
+        session.run(
+            "pytest",
+            "-p",
+            "streamfix_upstream_plugin",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            f"--tb={tb}",
+            f"--rootdir={sdist}",
+            "-c",
+            f"{sdist}/pytest.ini",
+            f"--junitxml={reports[run]}",
+            *deselect,
+            *(f"{sdist}/{t}" for t in SMOLAGENTS_UPSTREAM_TESTS),
+            *session.posargs,
+            env={**env, "STREAMFIX_STOCK": stock},
+            success_codes=[0, 1],
+        )
+    session.run("python", f"{here}/compare_runs.py", reports["stock"], reports["patched"])
+
+
+# shell_gpt: the 1.5 series (issue 5).
+SGPT_VERSIONS = {"1.5": "shell-gpt~=1.5.1"}
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("sgpt", list(SGPT_VERSIONS.values()), ids=list(SGPT_VERSIONS))
+def sgpt(session: nox.Session, sgpt: str) -> None:
+    """The shell_gpt shim's tests."""
+    _install(session, "test", extras="[sgpt]")
+    session.install(sgpt)
+    _show_versions(session, "shell-gpt", "openai", "litellm")
+    session.run("pytest", "tests/shell_gpt", *session.posargs, env=ENV)
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("sgpt", list(SGPT_VERSIONS.values()), ids=list(SGPT_VERSIONS))
+def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
+    """shell_gpt's own test suite, from its sdist fetched now, stock and then patched."""
+    _install(session, "test", extras="[sgpt]")
+    # pip fetches the sdist. shell-gpt 1.5's own tests expect the usage-error exit codes of
+    # the typer and click of its time: with typer >= 0.13 seven of them fail on stock too.
+    session.install(sgpt, "pip", "typer<0.13", "click<8.2")
+    _show_versions(session, "shell-gpt")
+    version = session.run(
+        "python",
+        "-c",
+        "import importlib.metadata as m; print(m.version('shell-gpt'))",
+        silent=True,
+    ).strip()
+    tmp = session.create_tmp()
+    session.run(
+        "python",
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        "--dest",
+        tmp,
+        f"shell-gpt=={version}",
+    )
+    session.chdir(tmp)
+    session.run("tar", "xzf", f"shell_gpt-{version}.tar.gz", external=True)
+    session.chdir(f"shell_gpt-{version}")
+    plugin_dir = str(Path(__file__).parent / "tests" / "shell_gpt_upstream")
+    env = {**ENV, "HOME": session.create_tmp(), "PYTHONPATH": plugin_dir}
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests", env=env)  # stock
+    session.run(
+        "pytest", "-q", "-p", "no:cacheprovider", "-p", "streamfix_activate", "tests", env=env
+    )
 
 
 @nox.session(python=PYTHON)

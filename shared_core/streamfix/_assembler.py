@@ -215,7 +215,7 @@ class ToolCallAssembler:
             if truncated:
                 self._fail(_truncation_error(message, truncated, self._choices[number]))
             if malformed:
-                self._fail(_malformed_error(message, malformed))
+                self._fail(_malformed_error(message, malformed, self._choices[number]))
             messages[number] = message
         return messages
 
@@ -419,6 +419,7 @@ class ToolCallAssembler:
                         f"max_argument_bytes={self.max_argument_bytes}",
                         message=message,
                         partial_arguments={call.position: call.text()},
+                        partial_names={call.position: call.name},
                     )
                 )
         if events is None:
@@ -458,6 +459,7 @@ class ToolCallAssembler:
                 status_code=status,
                 message=message,
                 partial_arguments=partial,
+                partial_names=_names(state, partial) if state is not None else {},
             )
         )
 
@@ -605,17 +607,23 @@ def _truncation_error(
         f"tool call arguments are truncated{reason}: {names}",
         message=message,
         partial_arguments=truncated,
+        partial_names=_names(state, truncated),
     )
 
 
+def _names(state: ChoiceState, positions: dict[int, str]) -> dict[int, str | None]:
+    return {call.position: call.name for call in state.calls if call.position in positions}
+
+
 def _malformed_error(
-    message: AssembledMessage, malformed: dict[int, str]
+    message: AssembledMessage, malformed: dict[int, str], state: ChoiceState
 ) -> MalformedToolCallError:
     details = "; ".join(d.detail for d in message.diagnostics if d.position in malformed)
     return MalformedToolCallError(
         f"tool call arguments are malformed: {details}",
         message=message,
         partial_arguments=malformed,
+        partial_names=_names(state, malformed),
     )
 
 

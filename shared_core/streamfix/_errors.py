@@ -26,7 +26,8 @@ class StreamFixError(Exception):
 
     ``message`` is the assembled message so far (complete calls, text, reasoning), or
     ``None`` when nothing could be assembled. ``partial_arguments`` maps the position of
-    each incomplete call to the raw argument text received for it.
+    each incomplete call (its place in order of first appearance) to the raw argument
+    text received for it, ``partial_names`` to its name (``None`` if it never got one).
     """
 
     def __init__(
@@ -35,10 +36,12 @@ class StreamFixError(Exception):
         *,
         message: AssembledMessage | None = None,
         partial_arguments: dict[int, str] | None = None,
+        partial_names: dict[int, str | None] | None = None,
     ) -> None:
         super().__init__(text)
         self.message = message
         self.partial_arguments: dict[int, str] = dict(partial_arguments or {})
+        self.partial_names: dict[int, str | None] = dict(partial_names or {})
 
 
 class TruncatedToolCallError(StreamFixError):
@@ -63,8 +66,14 @@ class ProviderStreamError(StreamFixError):
         status_code: int | None = None,
         message: AssembledMessage | None = None,
         partial_arguments: dict[int, str] | None = None,
+        partial_names: dict[int, str | None] | None = None,
     ) -> None:
-        super().__init__(text, message=message, partial_arguments=partial_arguments)
+        super().__init__(
+            text,
+            message=message,
+            partial_arguments=partial_arguments,
+            partial_names=partial_names,
+        )
         self.provider_message = provider_message
         self.status_code = status_code
 

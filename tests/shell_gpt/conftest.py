@@ -1,0 +1,70 @@
+"""shell_gpt reads its configuration and loads its functions when first imported: give it
+a private home, cache folders and one recording function before anything imports sgpt."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_HOME = Path(tempfile.mkdtemp(prefix="streamfix-sgpt-"))
+for _name, _value in {
+    "HOME": str(_HOME),
+    "OPENAI_API_KEY": "sk-streamfix-test",
+    "OPENAI_FUNCTIONS_PATH": str(_HOME / "functions"),
+    "CACHE_PATH": str(_HOME / "cache"),
+    "CHAT_CACHE_PATH": str(_HOME / "chat_cache"),
+    "SHOW_FUNCTIONS_OUTPUT": "true",
+}.items():
+    os.environ[_name] = _value
+
+(_HOME / "functions").mkdir()
+(_HOME / "functions" / "execute_shell_command.py").write_text(
+    textwrap.dedent(
+        '''
+        from pydantic import BaseModel, Field
+
+
+        class Function(BaseModel):
+            """Executes a shell command (here: only says what it would run)."""
+
+            shell_command: str = Field(..., description="Shell command to execute.")
+
+            @classmethod
+            def execute(cls, shell_command: str) -> str:
+                return f"ran: {shell_command}"
+
+            @classmethod
+            def openai_schema(cls):
+                schema = cls.model_json_schema()
+                return {
+                    "type": "function",
+                    "function": {
+                        "name": "execute_shell_command",
+                        "description": "Executes a shell command.",
+                        "parameters": {
+                            "type": "object",
+                            "properties": schema["properties"],
+                            "required": schema["required"],
+                        },
+                    },
+                }
+        '''
+    )
+)
+
+
+@pytest.fixture
+def patched() -> Iterator[None]:
+    """shell_gpt with streamfix_sgpt installed, restored afterwards."""
+    import streamfix_sgpt
+
+    streamfix_sgpt.install()
+    try:
+        yield
+    finally:
+        streamfix_sgpt.uninstall()
