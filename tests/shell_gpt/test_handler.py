@@ -411,3 +411,40 @@ def test_plain_function_without_patching(monkeypatch: pytest.MonkeyPatch) -> Non
     _, messages, _ = run([sequential(THREE), text()], "openai", monkeypatch)
     assert_all_ran(messages, THREE)
     assert "sgpt" not in __import__("streamfix").installed()
+
+
+def test_command_line_runs_three_commands(monkeypatch: pytest.MonkeyPatch, patched: None) -> None:
+    """The ``sgpt`` command itself (typer app, printer and all), three calls in one turn."""
+    import typer
+    from sgpt import main
+    from sgpt.handlers import handler
+    from typer.testing import CliRunner
+
+    fake = FakeCompletion([sequential(THREE), text()], "openai")
+    monkeypatch.setattr(handler, "completion", fake)
+    monkeypatch.setattr(handler, "additional_kwargs", {})
+    app = typer.Typer()
+    app.command()(main)
+    result = CliRunner().invoke(app, ["run three commands", "--no-cache", "--functions"])
+    assert result.exit_code == 0, result.output
+    for command in THREE:
+        assert f"ran: {command}" in result.output
+    assert ANSWER in result.output
+    assert len(fake.requests) == 2
+
+
+def test_command_line_stock_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+    from sgpt import main
+    from sgpt.handlers import handler
+    from typer.testing import CliRunner
+
+    monkeypatch.setattr(
+        handler, "completion", FakeCompletion([sequential(THREE), text()], "openai")
+    )
+    monkeypatch.setattr(handler, "additional_kwargs", {})
+    app = typer.Typer()
+    app.command()(main)
+    result = CliRunner().invoke(app, ["run three commands", "--no-cache", "--functions"])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, json.JSONDecodeError)
