@@ -7,6 +7,7 @@ response would carry, whatever the provider sends.
 """
 
 from ._assembler import ToolCallAssembler, aassemble, assemble
+from ._corpus import SCENARIOS, Scenario, scenarios
 from ._errors import (
     ArgumentsTooLargeError,
     AssemblerClosedError,
@@ -16,6 +17,7 @@ from ._errors import (
     TruncatedToolCallError,
 )
 from ._registry import install, installed, uninstall
+from ._server import ReplayApp, ReplayServer, load_capture
 from ._types import (
     ArgumentsDelta,
     AssembledMessage,
@@ -30,6 +32,7 @@ from ._types import (
 )
 
 __all__ = [
+    "SCENARIOS",
     "ArgumentsDelta",
     "ArgumentsTooLargeError",
     "AssembledMessage",
@@ -39,6 +42,9 @@ __all__ = [
     "MalformedToolCallError",
     "ProviderStreamError",
     "ReasoningDelta",
+    "ReplayApp",
+    "ReplayServer",
+    "Scenario",
     "StreamFixError",
     "TextDelta",
     "ToolCall",
@@ -51,5 +57,7 @@ __all__ = [
     "assemble",
     "install",
     "installed",
+    "load_capture",
+    "scenarios",
     "uninstall",
 ]

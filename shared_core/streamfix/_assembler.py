@@ -516,7 +516,7 @@ def _finish_call(state: ChoiceState, call: CallState) -> list[Value] | str:
     except (ValueError, RecursionError):
         parsed = None
     if isinstance(parsed, dict):
-        return [(text.strip(), parsed)]
+        return [(text, parsed)]  # the provider's own text, as a non-streamed response has it
     return _repair(state, call, text)
 
 

@@ -1,0 +1,27 @@
+"""litellm shim: ``ollama_chat/`` streams that keep every tool call and Ollama's errors.
+
+``streamfix.install("litellm")`` (or :func:`install`) replaces
+``OllamaChatCompletionResponseIterator.chunk_parser``, litellm's parser of Ollama's
+``/api/chat`` NDJSON lines:
+
+- every tool call of the stream gets its own ``index`` (stock litellm gives each call
+  index 0, so two calls sent on two lines are glued together by consumers);
+- an ``{"error": "..."}`` line (no ``message`` key, e.g. Ollama running out of memory)
+  raises a 5xx litellm error carrying Ollama's own text (stock: ``KeyError: 'message'``
+  reported as a 400).
+
+Without patching, a subclass can use the fixed parser directly::
+
+    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
+    import streamfix_litellm
+
+    class MyIterator(OllamaChatCompletionResponseIterator):
+        chunk_parser = streamfix_litellm.chunk_parser
+"""
+
+from __future__ import annotations
+
+from ._ollama import chunk_parser
+from ._patch import SUPPORTED, available, install, uninstall
+
+__all__ = ["SUPPORTED", "available", "chunk_parser", "install", "uninstall"]

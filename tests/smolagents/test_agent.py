@@ -1,0 +1,153 @@
+"""End to end: a ``ToolCallingAgent`` with ``stream_outputs=True`` on a model that streams
+two parallel calls at the same index (Ollama style), through smolagents' own
+``generate_stream`` and agent loop. Stock runs one tool with glued arguments; patched, both
+tools run with their own arguments and the agent records both calls."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+from smol_wire import WIRES, chunk, model_for, tc
+
+# Ollama via litellm: the same index for both calls, with ids or without.
+SAME_INDEX = {
+    "different-ids": [
+        chunk(tc(0, "call_a", "weather", '{"city": ')),
+        chunk(tc(0, args='"Paris"}')),
+        chunk(tc(0, "call_b", "weather", '{"city": "Tokyo"}')),
+        chunk(finish="tool_calls"),
+    ],
+    "no-ids": [
+        chunk(tc(0, name="weather", args='{"city": ')),
+        chunk(tc(0, args='"Paris"}')),
+        chunk(tc(0, name="weather", args='{"city": "Tokyo"}')),
+        chunk(finish="stop"),
+    ],
+}
+FINAL = [
+    chunk(tc(0, "call_f", "final_answer", '{"answer": "done"}')),
+    chunk(finish="tool_calls"),
+]
+
+
+def run_agent(wire: str, first: list[dict[str, Any]]) -> tuple[list[Any], Any]:
+    """Run the agent; the arguments each tool run received, and the agent."""
+    from smolagents import ToolCallingAgent, tool
+
+    received: list[Any] = []
+    lock = threading.Lock()
+
+    @tool
+    def weather(city: str) -> str:
+        """The weather in a city.
+
+        Args:
+            city: the city's name.
+        """
+        with lock:
+            received.append(city)
+        return f"sunny in {city}"
+
+    model = model_for(wire, first, FINAL)
+    agent = ToolCallingAgent(
+        tools=[weather], model=model, stream_outputs=True, max_steps=3, verbosity_level=0
+    )
+    agent.run("Weather in Paris and Tokyo?")
+    return received, agent
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("ids", list(SAME_INDEX))
+def test_stock_agent_runs_one_call_with_glued_arguments(wire: str, ids: str, stock: Any) -> None:
+    received, agent = run_agent(wire, SAME_INDEX[ids])
+    step = agent.memory.steps[1]
+    # One call whose arguments are the two glued together (not JSON): the tool ran once,
+    # with that text as the city, and never for Paris or for Tokyo.
+    assert len(step.tool_calls) == 1
+    assert step.tool_calls[0].arguments == '{"city": "Paris"}{"city": "Tokyo"}'
+    assert received == ['{"city": "Paris"}{"city": "Tokyo"}']
+
+
+@pytest.mark.parametrize("wire", WIRES)
+@pytest.mark.parametrize("ids", list(SAME_INDEX))
+def test_patched_agent_runs_both_calls(wire: str, ids: str, patched: None) -> None:
+    received, agent = run_agent(wire, SAME_INDEX[ids])
+    assert sorted(received) == ["Paris", "Tokyo"]
+    step = agent.memory.steps[1]
+    assert [(c.name, c.arguments) for c in step.tool_calls] == [
+        ("weather", {"city": "Paris"}),
+        ("weather", {"city": "Tokyo"}),
+    ]
+    observations = step.observations or ""
+    assert "sunny in Paris" in observations
+    assert "sunny in Tokyo" in observations
+    assert agent.memory.steps[-1].is_final_answer
+    if ids == "different-ids":
+        assert [c.id for c in step.tool_calls] == ["call_a", "call_b"]
+    # The message recorded for the step carries both calls.
+    recorded = step.model_output_message.tool_calls
+    assert [json.dumps(c.function.arguments) for c in recorded] == [
+        '{"city": "Paris"}',
+        '{"city": "Tokyo"}',
+    ]
+
+
+TRUNCATED = [
+    chunk(tc(0, "call_a", "weather", '{"city": ')),
+    chunk(tc(0, args='"Par'), finish="length"),
+]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_patched_agent_truncated_arguments_clear_error(wire: str, patched: None) -> None:
+    """Truncated arguments: the agent stops with the core's error (smolagents wraps any
+    error of the generation in ``AgentGenerationError``, which ends the run), instead of
+    running the tool with invalid JSON."""
+    from smolagents.utils import AgentGenerationError
+
+    import streamfix
+
+    with pytest.raises(AgentGenerationError, match="tool call arguments are truncated") as info:
+        run_agent(wire, TRUNCATED)
+    assert isinstance(info.value.__cause__, streamfix.TruncatedToolCallError)
+    assert info.value.__cause__.partial_arguments == {0: '{"city": "Par'}
+
+
+CORRECT = [
+    chunk(content="Let me check."),
+    chunk(tc(0, "call_a", "weather", '{"city": ')),
+    chunk(tc(0, args='"Paris"}')),
+    chunk(tc(1, "call_b", "weather", '{"city": "Tokyo"}')),
+    chunk(choices=[], usage={"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}),
+]
+
+
+def recorded(wire: str) -> tuple[list[Any], list[Any]]:
+    received, agent = run_agent(wire, CORRECT)
+    step = agent.memory.steps[1]
+    return sorted(received), [
+        step.model_output_message,
+        step.model_output,
+        step.tool_calls,
+        step.token_usage,
+        step.observations,
+    ]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_patched_agent_records_what_stock_records(wire: str, stock: Any) -> None:
+    """On a stream stock handles, the patched agent runs the same tools and records the
+    same step (message, calls, token usage, observations)."""
+    import streamfix_smolagents
+
+    stock_run = recorded(wire)
+    streamfix_smolagents.install()
+    try:
+        patched_run = recorded(wire)
+    finally:
+        streamfix_smolagents.uninstall()
+    assert patched_run == stock_run
+    assert stock_run[0] == ["Paris", "Tokyo"]
