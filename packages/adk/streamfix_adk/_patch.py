@@ -1,0 +1,68 @@
+"""``install()`` / ``uninstall()`` for google-adk, registered as the ``adk`` patch.
+
+After :func:`install`, every ``google.adk.models.lite_llm.LiteLlm`` instance streams
+through streamfix, including instances (and subclasses) created before: the method is
+replaced on the class itself, the one place every binding resolves it from.
+:func:`uninstall` puts ADK's own method back.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+__all__ = ["SUPPORTED", "available", "install", "uninstall"]
+
+#: Supported google-adk releases: the newest 1.x (1.39+) and 2.x.
+SUPPORTED = ((1, 39), (3, 0))
+
+_original: Any = None
+
+
+def available() -> bool:
+    """Whether google-adk and litellm are installed."""
+    return (
+        importlib.util.find_spec("google.adk") is not None
+        and importlib.util.find_spec("litellm") is not None
+    )
+
+
+def _check_version() -> None:
+    try:
+        found = version("google-adk")
+    except PackageNotFoundError as error:  # pragma: no cover - available() said yes
+        raise RuntimeError("streamfix adk: google-adk is not installed") from error
+    numbers = tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
+    low, high = SUPPORTED
+    if not low <= numbers < high:
+        raise RuntimeError(
+            f"streamfix adk: google-adk {found} is not supported"
+            f" (supported: >={low[0]}.{low[1]}, <{high[0]})"
+        )
+
+
+def install() -> None:
+    """Route every ``LiteLlm``'s streaming through streamfix. Idempotent."""
+    global _original
+    _check_version()
+    from google.adk.models.lite_llm import LiteLlm
+
+    from ._model import fixed_generate_content_async
+
+    current = LiteLlm.__dict__["generate_content_async"]
+    if current is fixed_generate_content_async:
+        return
+    _original = current
+    LiteLlm.generate_content_async = fixed_generate_content_async
+
+
+def uninstall() -> None:
+    """Put ADK's own ``generate_content_async`` back. Idempotent."""
+    global _original
+    if _original is None:
+        return
+    from google.adk.models.lite_llm import LiteLlm
+
+    LiteLlm.generate_content_async = _original
+    _original = None

@@ -1,0 +1,261 @@
+"""The wire shapes of docs/wire-shapes.md as litellm streams, each with the non-streamed
+``ModelResponse`` for the same answer (what ADK must end up with)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from adk_fakes import chunk, model_response, sig, tc, usage_chunk
+
+S1, S2 = sig("signature-one"), sig("signature-two")
+DONE = chunk(finish="tool_calls")
+F_ARGS = '{"city":"Paris"}'
+G_ARGS = '{"tz":"CET"}'
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One wire shape: the stream and the non-streamed response for the same answer."""
+
+    id: str
+    chunks: list[Any]
+    expected: Any
+    #: On which google-adk stock is broken for this shape: "all", "<2.9" (fixed upstream
+    #: in 2.9+: adk-python#7004 and streamed signatures) or "" (stock already right).
+    stock_broken: str = ""
+
+
+def _calls(*calls: tuple[str | None, str, str, str | None], **kwargs: Any) -> Any:
+    return model_response(calls=list(calls), **kwargs)
+
+
+def _two(first: str | None = "c1", second: str | None = "c2", **kwargs: Any) -> Any:
+    return _calls((first, "f", F_ARGS, None), (second, "g", G_ARGS, None), **kwargs)
+
+
+SHAPES = [
+    Shape(
+        "A1",
+        [chunk(tc(0, "c1", "f", F_ARGS), tc(1, "c2", "g", G_ARGS), finish="tool_calls"),
+         usage_chunk()],
+        _two(),
+        "<2.9",
+    ),
+    Shape(
+        "A2",
+        [chunk(tc(0, "c1", "f", F_ARGS), tc(1, "c2", "g", G_ARGS), content="Checking.",
+               reasoning="Two lookups.", finish="tool_calls"), usage_chunk()],
+        _two(content="Checking.", reasoning="Two lookups."),
+        "<2.9",
+    ),
+    Shape(
+        "A3",
+        [chunk(tc(0, "c1", "f", None), tc(0, None, None, '{"ci')),
+         chunk(tc(0, None, None, 'ty":"Paris"}')), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+    ),
+    Shape(
+        "B1-interleaved",
+        [chunk(tc(0, "c1", "f", '{"city":')), chunk(tc(1, "c2", "g", '{"tz":')),
+         chunk(tc(0, None, None, '"Paris"}')), chunk(tc(1, None, None, '"CET"}')), DONE,
+         usage_chunk()],
+        _two(),
+    ),
+    Shape(
+        "B2-same-index-ids",
+        [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(0, "c2", "g", G_ARGS)), DONE, usage_chunk()],
+        _two(),
+    ),
+    Shape(
+        "B3-same-index-no-ids",
+        [chunk(tc(0, None, "f", '{"city":')), chunk(tc(0, None, None, '"Paris"}')),
+         chunk(tc(0, None, "g", G_ARGS)), chunk(finish="stop"), usage_chunk()],
+        _two(None, None, finish="stop"),
+    ),
+    Shape(
+        "B3-one-chunk",
+        [chunk(tc(0, None, "f", F_ARGS), tc(0, None, "g", G_ARGS), finish="stop"),
+         usage_chunk()],
+        _two(None, None, finish="stop"),
+    ),
+    Shape(
+        "B4-concatenated",
+        [chunk(tc(0, "c", "f", '{"city":"Paris"} {"city":"Rome"}\n{"city":"Oslo"}')),
+         DONE, usage_chunk()],
+        _calls(("c", "f", F_ARGS, None), ("c-1", "f", '{"city":"Rome"}', None),
+               ("c-2", "f", '{"city":"Oslo"}', None)),
+        "all",
+    ),
+    Shape(
+        "B5-name-alone",
+        [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(0, None, "g", None)),
+         chunk(tc(0, None, None, G_ARGS)), DONE, usage_chunk()],
+        _two("c1", None),
+    ),
+    Shape(
+        "B6-no-index",
+        [chunk(tc(None, "c1", "f", '{"city":')), chunk(tc(None, None, None, '"Paris"}')),
+         chunk(tc(None, "c2", "g", G_ARGS)), DONE, usage_chunk()],
+        _two(),
+    ),
+    Shape(
+        "B7-odd-indices",
+        [chunk(tc(3, "c1", "f", F_ARGS)), chunk(tc(7, "c2", "g", G_ARGS)), DONE, usage_chunk()],
+        _two(),
+    ),
+    Shape(
+        "B8-index-changes",
+        [chunk(tc(1, "c1", "f", "")), chunk(tc(0, None, None, '{"city":')),
+         chunk(tc(0, None, None, '"Paris"}')), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "B9-phantom",
+        [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(-1, None, None, "{}")), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "C1-repeated-name",
+        [chunk(tc(0, "c1", "f", '{"city":')), chunk(tc(0, "c1", "f", '"Paris"}')), DONE,
+         usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "C2-name-in-pieces",
+        [chunk(tc(0, "c1", "get_", "")), chunk(tc(0, None, "weather", F_ARGS)), DONE,
+         usage_chunk()],
+        _calls(("c1", "get_weather", F_ARGS, None)),
+    ),
+    Shape(
+        "C3-name-after-arguments",
+        [chunk(tc(0, "c1", None, F_ARGS)), chunk(tc(0, None, "f", None)), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "C4-re-sent",
+        [chunk(tc(0, "c1", "f", '{"city":')), chunk(tc(0, None, None, '"Paris"}')),
+         chunk(tc(0, "c1", "f", F_ARGS)), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "D1-object-arguments",
+        [chunk(tc(0, "c1", "f", {"city": "Paris"})), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+    ),
+    Shape(
+        "D2-zero-arguments",
+        [chunk(tc(0, "c1", "ping", None)), DONE, usage_chunk()],
+        _calls(("c1", "ping", "{}", None)),
+    ),
+    Shape(
+        "D3-split-escapes",
+        [chunk(tc(0, "c1", "f", '{"t":"caf\\u00')), chunk(tc(0, None, None, 'e9 \\"q\\" \\ud83d')),
+         chunk(tc(0, None, None, '\\ude00\\r\\n"}')), DONE, usage_chunk()],
+        _calls(("c1", "f", '{"t":"caf\\u00e9 \\"q\\" \\ud83d\\ude00\\r\\n"}', None)),
+    ),
+    Shape(
+        "D4-header-has-text",
+        [chunk(tc(0, "c1", "f", '{"')), chunk(tc(0, None, None, 'city":"Paris"}')), DONE,
+         usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+    ),
+    Shape(
+        "E1-finish-stop",
+        [chunk(tc(0, "c1", "f", F_ARGS), tc(1, "c2", "g", G_ARGS), finish="stop"), usage_chunk()],
+        _two(finish="stop"),
+    ),
+    Shape(
+        "E2-intermediate-finish",
+        [chunk(tc(0, "c1", "f", F_ARGS), finish="tool_calls"), chunk(tc(1, "c2", "g", G_ARGS)),
+         DONE, usage_chunk()],
+        _two(),
+        "all",
+    ),
+    Shape(
+        "E3-no-finish",
+        [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(1, "c2", "g", G_ARGS)), usage_chunk()],
+        _two(finish=None),
+    ),
+    Shape(
+        "E6-empty-choices",
+        [chunk().model_copy(update={"choices": []}), chunk(tc(0, "c1", "f", F_ARGS)), DONE,
+         usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+    ),
+    Shape(
+        "E7-two-choices",
+        [chunk(tc(0, "c1", "f", '{"city":')), chunk(tc(0, "z1", "h", '{"w":'), choice=1),
+         chunk(tc(0, None, None, '"Paris"}')), chunk(tc(0, None, None, "9}"), choice=1), DONE,
+         usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None)),
+        "<2.9",
+    ),
+    Shape(
+        "F1-extra-content-google",
+        [chunk(tc(0, "c1", "f", F_ARGS, extra_content={"google": {"thought_signature": S1}}),
+               tc(1, "c2", "g", G_ARGS), finish="tool_calls"), usage_chunk()],
+        _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
+        "<2.9",
+    ),
+    Shape(
+        "F1-extra-content-vertex",
+        [chunk(tc(0, "c1", "f", F_ARGS, extra_content={"vertex": {"thought_signature": S1}})),
+         chunk(tc(1, "c2", "g", G_ARGS)), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "F1-provider-specific-fields",
+        [chunk(tc(0, "c1", "f", F_ARGS, provider_specific_fields={"thought_signature": S1})),
+         chunk(tc(1, "c2", "g", G_ARGS)), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
+        "<2.9",
+    ),
+    Shape(
+        "F1-function-provider-specific-fields",
+        [chunk({"index": 0, "id": "c1", "type": "function", "function": {
+            "name": "f", "arguments": F_ARGS,
+            "provider_specific_fields": {"thought_signature": S1}}}),
+         chunk(tc(1, "c2", "g", G_ARGS)), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
+        "<2.9",
+    ),
+    Shape(
+        "F1-in-id",
+        [chunk(tc(0, f"c1__thought__{S1}", "f", F_ARGS)), chunk(tc(1, "c2", "g", G_ARGS)), DONE,
+         usage_chunk()],
+        _calls((f"c1__thought__{S1}", "f", F_ARGS, None), ("c2", "g", G_ARGS, None)),
+    ),
+    Shape(
+        "F2-signature-after",
+        [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(1, "c2", "g", G_ARGS)),
+         chunk(tc(0, extra_content={"google": {"thought_signature": S1}})), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
+        "<2.9",
+    ),
+    Shape(
+        "F3-signature-before",
+        [chunk(tc(0, extra_content={"google": {"thought_signature": S1}})),
+         chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(1, "c2", "g", G_ARGS,
+               extra_content={"google": {"thought_signature": S2}})), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, S2)),
+        "<2.9",
+    ),
+    Shape(
+        "F4-text-between",
+        [chunk(tc(0, "c1", "f", '{"city":')), chunk(content="\n"),
+         chunk(tc(0, None, None, '"Paris"}')), DONE, usage_chunk()],
+        _calls(("c1", "f", F_ARGS, None), content="\n"),
+    ),
+    Shape(
+        "text-only",
+        [chunk(content="Hello "), chunk(content="world."), chunk(finish="stop"), usage_chunk()],
+        model_response(content="Hello world.", finish="stop"),
+    ),
+]

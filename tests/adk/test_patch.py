@@ -1,0 +1,87 @@
+"""install() / uninstall(): every LiteLlm streams through the fix, including classes
+imported and instances created before install; uninstall restores ADK's own method."""
+
+from __future__ import annotations
+
+import pytest
+from adk_fakes import finals, run, summary
+from google.adk.models import lite_llm
+from google.adk.models.lite_llm import LiteLlm
+from shapes import SHAPES
+
+import streamfix
+import streamfix_adk
+from streamfix_adk import _patch
+
+A1 = next(s for s in SHAPES if s.id == "A1")
+C1 = next(s for s in SHAPES if s.id == "C1-repeated-name")
+STOCK = LiteLlm.__dict__["generate_content_async"]
+
+
+class EarlySubclass(LiteLlm):
+    """A user's subclass, defined before install."""
+
+
+def _names(cls: type[LiteLlm]) -> list[str]:
+    return [p["call"][1] for r in finals(run(cls, C1.chunks)) for p in summary(r)["parts"]]
+
+
+def test_install_fixes_existing_classes_and_uninstall_restores() -> None:
+    assert _names(LiteLlm) == ["ff"]  # stock: the repeated name doubled (C1)
+    streamfix_adk.install()
+    streamfix_adk.install()  # idempotent
+    assert _names(LiteLlm) == ["f"]
+    assert _names(lite_llm.LiteLlm) == ["f"]
+    assert _names(EarlySubclass) == ["f"]
+    streamfix_adk.uninstall()
+    streamfix_adk.uninstall()  # idempotent
+    assert LiteLlm.__dict__["generate_content_async"] is STOCK
+    assert _names(LiteLlm) == ["ff"]
+
+
+def test_instance_created_before_install() -> None:
+    import asyncio
+
+    from adk_fakes import MODEL, FakeClient, request
+
+    llm = LiteLlm(model=MODEL, llm_client=FakeClient(list(C1.chunks), list(C1.chunks)))
+
+    async def names() -> list[str]:
+        out = [r async for r in llm.generate_content_async(request(), stream=True)]
+        return [p["call"][1] for r in finals(out) for p in summary(r)["parts"]]
+
+    assert asyncio.run(names()) == ["ff"]
+    streamfix_adk.install()
+    assert asyncio.run(names()) == ["f"]
+
+
+def test_registry_entry_point() -> None:
+    assert "adk" in streamfix.install("adk")
+    try:
+        assert "adk" in streamfix.installed()
+        assert LiteLlm.__dict__["generate_content_async"] is not STOCK
+    finally:
+        assert streamfix.uninstall("adk") == ["adk"]
+    assert LiteLlm.__dict__["generate_content_async"] is STOCK
+
+
+def test_class_works_without_patching() -> None:
+    assert LiteLlm.__dict__["generate_content_async"] is STOCK
+    assert _names(streamfix_adk.StreamFixLiteLlm) == ["f"]
+
+
+def test_fixed_class_is_unaffected_by_install() -> None:
+    streamfix_adk.install()
+    assert _names(streamfix_adk.StreamFixLiteLlm) == ["f"]
+
+
+@pytest.mark.parametrize("found", ["1.38.0", "0.9.1", "3.0.0"])
+def test_unsupported_version_refused(monkeypatch: pytest.MonkeyPatch, found: str) -> None:
+    monkeypatch.setattr(_patch, "version", lambda _name: found)
+    with pytest.raises(RuntimeError, match="not supported"):
+        streamfix_adk.install()
+    assert LiteLlm.__dict__["generate_content_async"] is STOCK
+
+
+def test_available() -> None:
+    assert streamfix_adk.available()
