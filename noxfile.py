@@ -24,6 +24,7 @@ nox.options.sessions = [  # what CI runs
     "smolagents",
     "smolagents_upstream",
     "e2e",
+    "e2e_frameworks",
 ]
 nox.options.error_on_missing_interpreters = False
 
@@ -211,7 +212,16 @@ def e2e(session: nox.Session) -> None:
 def e2e_frameworks(session: nox.Session) -> None:
     """End to end over real HTTP: ADK, smolagents and the sgpt CLI against the replay
     server, stock and patched (issue 6). One environment: shell-gpt's openai<3 pin
-    resolves together with the others (uv picks openai 2.x)."""
+    resolves together with the others (uv picks openai 2.x). The ADK tests run first on
+    the older google-adk releases of ADK_VERSIONS (their stock outcome differs), then
+    everything on the newest."""
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+    for label, spec in ADK_VERSIONS.items():
+        if label == "newest":
+            continue
+        session.install(spec)
+        _show_versions(session, "google-adk")
+        session.run("pytest", "tests/e2e_frameworks/test_adk.py", *session.posargs, env=ENV)
+    session.install("--upgrade-package", "google-adk", ADK_VERSIONS["newest"])
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_frameworks", *session.posargs, env=ENV)

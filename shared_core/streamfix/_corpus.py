@@ -411,8 +411,57 @@ def _ollama_scenarios() -> list[Scenario]:
     ]
 
 
+# -- framework scenarios (issue 6): the trap shapes with the tools the e2e agents use ----
+
+_COMMANDS = ("ls -la", "pwd", 'echo "done"')
+_SIGNATURE = "c2lnLWZvci1nZXRfd2VhdGhlcg=="  # base64, as Gemini sends thought signatures
+
+
+def _framework_scenarios() -> list[Scenario]:
+    w, t = json.dumps(_WEATHER), json.dumps(_TIME)
+    commands = [json.dumps({"shell_command": c}) for c in _COMMANDS]
+    three: list[dict[str, Any]] = [_role()]
+    for i, arguments in enumerate(commands):  # each call at its own index, in 3 fragments
+        three.append(_chunk(_calls(_tc(i, f"call_{i}", "execute_shell_command", ""))))
+        size = -(-len(arguments) // 3)
+        three += [_chunk(_calls(_tc(i, args=arguments[j : j + size])))
+                  for j in range(0, len(arguments), size)]
+    three.append(_chunk({}, "tool_calls"))
+    return [
+        Scenario(
+            "b1-three-commands", "B1", "three shell-command calls, one after another, each at"
+            " its own index (shell_gpt's multi-call issue)", "openai", tuple(three),
+            calls=tuple(
+                {"id": f"call_{i}", "name": "execute_shell_command",
+                 "arguments": {"shell_command": c}}
+                for i, c in enumerate(_COMMANDS)
+            ),
+        ),
+        Scenario(
+            "a1-signature", "A1", "two complete calls, finish_reason and a Gemini thought"
+            " signature on the first call, all in one delta (adk-python#7004)", "openai",
+            (
+                _role(),
+                _chunk(
+                    _calls(
+                        _tc(0, "call_a", "get_weather", w,
+                            extra_content={"google": {"thought_signature": _SIGNATURE}}),
+                        _tc(1, "call_b", "get_time", t),
+                    ),
+                    "tool_calls",
+                ),
+            ),
+            calls=(
+                {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
+                {"id": "call_b", "name": "get_time", "arguments": _TIME},
+            ),
+            signatures=(_SIGNATURE, None),
+        ),
+    ]
+
+
 SCENARIOS: Mapping[str, Scenario] = MappingProxyType(
-    {s.name: s for s in (*_openai_scenarios(), *_ollama_scenarios())}
+    {s.name: s for s in (*_openai_scenarios(), *_ollama_scenarios(), *_framework_scenarios())}
 )
 """Every scenario of the corpus by name (read-only)."""
 
