@@ -25,25 +25,34 @@ assert OOM is not None
 
 def _stream(model: str, api_base: str) -> list[Any]:
     async def run() -> list[Any]:
-        response = await litellm.acompletion(model=model, api_base=api_base, messages=USER,
-                                             api_key="sk-streamfix-test", stream=True)
+        response = await litellm.acompletion(
+            model=model, api_base=api_base, messages=USER, api_key="sk-streamfix-test", stream=True
+        )
         return [chunk async for chunk in response]
 
     return asyncio.run(run())
 
 
 def _whole(model: str, api_base: str) -> Any:
-    return asyncio.run(litellm.acompletion(model=model, api_base=api_base, messages=USER,
-                                           api_key="sk-streamfix-test"))
+    return asyncio.run(
+        litellm.acompletion(
+            model=model, api_base=api_base, messages=USER, api_key="sk-streamfix-test"
+        )
+    )
 
 
 def _litellm_calls(message: Any, with_ids: bool) -> list[tuple[Any, ...]]:
     out = []
     for call in message.tool_calls or []:
         extra = getattr(call, "extra_content", None) or {}
-        out.append((call.id if with_ids else None, call.function.name,
-                    json.loads(call.function.arguments),
-                    extra.get("google", {}).get("thought_signature")))
+        out.append(
+            (
+                call.id if with_ids else None,
+                call.function.name,
+                json.loads(call.function.arguments),
+                extra.get("google", {}).get("thought_signature"),
+            )
+        )
     return out
 
 
@@ -57,8 +66,9 @@ def _naive_by_index(chunks: list[Any]) -> dict[int, str]:
 
 
 @pytest.mark.parametrize("name", sorted(set(COMPLETE) - LITELLM_DROPS))
-def test_openai_provider_streamed_equals_non_streamed(streamfix_server: ReplayServer,
-                                                      name: str) -> None:
+def test_openai_provider_streamed_equals_non_streamed(
+    streamfix_server: ReplayServer, name: str
+) -> None:
     scenario = OPENAI[name]
     base = streamfix_server.openai_base_url
     streamed = streamfix.assemble(_stream(f"openai/{name}", base))
@@ -72,15 +82,36 @@ def test_openai_provider_streamed_equals_non_streamed(streamfix_server: ReplaySe
 
 
 def test_openai_provider_drops_a_signature_only_delta(streamfix_server: ReplayServer) -> None:
-    """Upstream litellm (not patched by this shim): the F2 signature-only delta fails
-    ``ChatCompletionDeltaToolCall`` validation (``function`` is None) in
-    ``CustomStreamWrapper.chunk_creator``, so the chunk never reaches the consumer and the
-    first call loses its signature; the non-streamed response keeps it."""
+    """Stock litellm: the F2 signature-only delta fails ``ChatCompletionDeltaToolCall``
+    validation (``function`` is None) in ``CustomStreamWrapper.chunk_creator``, so the
+    chunk never reaches the consumer and the first call loses its signature; the
+    non-streamed response keeps it."""
     base = streamfix_server.openai_base_url
     streamed = streamfix.assemble(_stream("openai/f2-late-signature", base))
     whole = _whole("openai/f2-late-signature", base).choices[0]
     assert [c.thought_signature for c in streamed.tool_calls] == [None, None]
     assert [s for *_, s in _litellm_calls(whole.message, True)] == ["sig-A", None]
+
+
+def test_openai_provider_patched_keeps_a_signature_only_delta(
+    streamfix_server: ReplayServer,
+) -> None:
+    """Patched: the entry gets an empty function, the chunk reaches the consumer and the
+    signature signs its own call (by index), as in the non-streamed response."""
+    import streamfix_litellm
+
+    streamfix_litellm.install()
+    try:
+        base = streamfix_server.openai_base_url
+        streamed = streamfix.assemble(_stream("openai/f2-late-signature", base))
+    finally:
+        streamfix_litellm.uninstall()
+    whole = _whole("openai/f2-late-signature", base).choices[0]
+    assert (
+        [c.thought_signature for c in streamed.tool_calls]
+        == [s for *_, s in _litellm_calls(whole.message, True)]
+        == ["sig-A", None]
+    )
 
 
 def test_ollama_stock_calls_in_one_message_are_numbered(streamfix_server: ReplayServer) -> None:
@@ -103,8 +134,9 @@ def test_ollama_stock_gives_each_line_s_call_index_0(streamfix_server: ReplaySer
 
 
 @pytest.mark.parametrize("name", ["ollama-call-per-line", "ollama-calls-one-message"])
-def test_ollama_patched_gives_each_call_its_index(streamfix_server: ReplayServer,
-                                                  litellm_patched: None, name: str) -> None:
+def test_ollama_patched_gives_each_call_its_index(
+    streamfix_server: ReplayServer, litellm_patched: None, name: str
+) -> None:
     chunks = _stream(f"ollama_chat/{name}", streamfix_server.ollama_base_url)
     indices = [c.index for k in chunks for c in k.choices[0].delta.tool_calls or []]
     assert indices == [0, 1]
@@ -117,7 +149,8 @@ def test_ollama_patched_gives_each_call_its_index(streamfix_server: ReplayServer
         (c.function.name, json.loads(c.function.arguments)) for c in whole.message.tool_calls
     ]
     assert [(c.name, c.parsed) for c in streamed.tool_calls] == [
-        ("get_weather", {"city": "Paris"}), ("get_time", {"zone": "Europe/Paris"})
+        ("get_weather", {"city": "Paris"}),
+        ("get_time", {"zone": "Europe/Paris"}),
     ]
 
 
@@ -135,9 +168,12 @@ def test_ollama_out_of_memory_stock_is_a_keyerror_400(streamfix_server: ReplaySe
     seen: list[Any] = []
 
     async def run() -> None:
-        response = await litellm.acompletion(model="ollama_chat/ollama-oom-error", messages=USER,
-                                             api_base=streamfix_server.ollama_base_url,
-                                             stream=True)
+        response = await litellm.acompletion(
+            model="ollama_chat/ollama-oom-error",
+            messages=USER,
+            api_base=streamfix_server.ollama_base_url,
+            stream=True,
+        )
         async for chunk in response:
             seen.append(chunk)
 
@@ -156,9 +192,12 @@ def test_ollama_out_of_memory_patched_is_a_5xx_with_ollamas_text(
     seen: list[Any] = []
 
     async def run() -> None:
-        response = await litellm.acompletion(model="ollama_chat/ollama-oom-error", messages=USER,
-                                             api_base=streamfix_server.ollama_base_url,
-                                             stream=True)
+        response = await litellm.acompletion(
+            model="ollama_chat/ollama-oom-error",
+            messages=USER,
+            api_base=streamfix_server.ollama_base_url,
+            stream=True,
+        )
         async for chunk in response:
             seen.append(chunk)
 
@@ -175,10 +214,15 @@ def test_ollama_out_of_memory_patched_is_a_5xx_with_ollamas_text(
     assert [c.choices[0].delta.content for c in seen] == ["Let me"]
 
 
-def test_ollama_out_of_memory_patched_sync_stream(streamfix_server: ReplayServer,
-                                                 litellm_patched: None) -> None:
-    response = litellm.completion(model="ollama_chat/ollama-oom-error", messages=USER,
-                                  api_base=streamfix_server.ollama_base_url, stream=True)
+def test_ollama_out_of_memory_patched_sync_stream(
+    streamfix_server: ReplayServer, litellm_patched: None
+) -> None:
+    response = litellm.completion(
+        model="ollama_chat/ollama-oom-error",
+        messages=USER,
+        api_base=streamfix_server.ollama_base_url,
+        stream=True,
+    )
     with pytest.raises(litellm.ServiceUnavailableError, match=r"requires more system memory"):
         for _ in response:
             pass
@@ -196,6 +240,18 @@ def test_install_uninstall_restore_exactly() -> None:
     assert streamfix.uninstall("litellm") == ["litellm"]
     streamfix_litellm.uninstall()  # idempotent
     assert OllamaChatCompletionResponseIterator.__dict__["chunk_parser"] is stock
+
+
+def test_install_uninstall_restore_the_stream_wrapper_exactly() -> None:
+    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+
+    import streamfix_litellm
+
+    stock = CustomStreamWrapper.__dict__["chunk_creator"]
+    streamfix_litellm.install()
+    assert CustomStreamWrapper.__dict__["chunk_creator"] is not stock
+    streamfix_litellm.uninstall()
+    assert CustomStreamWrapper.__dict__["chunk_creator"] is stock
 
 
 def test_unsupported_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,14 +1,17 @@
-"""litellm shim: ``ollama_chat/`` streams that keep every tool call and Ollama's errors.
+"""litellm shim: streams that keep every tool call, their signatures and Ollama's errors.
 
 ``streamfix.install("litellm")`` (or :func:`install`) replaces
 ``OllamaChatCompletionResponseIterator.chunk_parser``, litellm's parser of Ollama's
-``/api/chat`` NDJSON lines:
+``/api/chat`` NDJSON lines, and ``CustomStreamWrapper.chunk_creator``:
 
 - every tool call of the stream gets its own ``index`` (stock litellm gives each call
   index 0, so two calls sent on two lines are glued together by consumers);
 - an ``{"error": "..."}`` line (no ``message`` key, e.g. Ollama running out of memory)
   raises a 5xx litellm error carrying Ollama's own text (stock: ``KeyError: 'message'``
-  reported as a 400).
+  reported as a 400);
+- a tool-call entry carrying only a thought signature (no ``function``) survives litellm's
+  validation in OpenAI-compatible streams instead of emptying its chunk (stock: the
+  signature is lost and Gemini rejects the next request).
 
 Without patching, a subclass can use the fixed parser directly::
 
@@ -22,6 +25,7 @@ Without patching, a subclass can use the fixed parser directly::
 from __future__ import annotations
 
 from ._ollama import chunk_parser
+from ._openai import chunk_creator
 from ._patch import SUPPORTED, available, install, uninstall
 
-__all__ = ["SUPPORTED", "available", "chunk_parser", "install", "uninstall"]
+__all__ = ["SUPPORTED", "available", "chunk_creator", "chunk_parser", "install", "uninstall"]

@@ -62,4 +62,4 @@ def _stock_parser() -> Any:
 
     from . import _patch
 
-    return _patch.original() or OllamaChatCompletionResponseIterator.chunk_parser
+    return _patch.original("chunk_parser") or OllamaChatCompletionResponseIterator.chunk_parser

@@ -1,8 +1,9 @@
-"""``streamfix.install("litellm")``: patch litellm's Ollama ``/api/chat`` stream parser.
+"""``streamfix.install("litellm")``: patch litellm's stream parsers.
 
-Replaces ``OllamaChatCompletionResponseIterator.chunk_parser`` (the one binding: the
-iterator is built by ``OllamaChatConfig.get_model_response_iterator`` and looks the method
-up on its class); :func:`uninstall` puts the original attribute back exactly.
+Replaces ``OllamaChatCompletionResponseIterator.chunk_parser`` (Ollama ``/api/chat``: call
+indices and error lines; the iterator looks the method up on its class) and
+``CustomStreamWrapper.chunk_creator`` (OpenAI-compatible streams: signature-only tool-call
+entries kept); :func:`uninstall` puts each original attribute back exactly.
 """
 
 from __future__ import annotations
@@ -15,7 +16,22 @@ __all__ = ["SUPPORTED", "available", "install", "original", "uninstall"]
 
 SUPPORTED = ((1, 80), (2, 0))  # litellm >= 1.80, < 2.0: the versions this shim was tested on
 
-_original: Any = None
+# (module, class, attribute, replacement module, replacement name): every binding site.
+_SITES = (
+    (
+        "litellm.llms.ollama.chat.transformation",
+        "OllamaChatCompletionResponseIterator",
+        "chunk_parser",
+        "._ollama",
+    ),
+    (
+        "litellm.litellm_core_utils.streaming_handler",
+        "CustomStreamWrapper",
+        "chunk_creator",
+        "._openai",
+    ),
+)
+_originals: dict[str, Any] = {}
 
 
 def available() -> bool:
@@ -23,9 +39,9 @@ def available() -> bool:
     return importlib.util.find_spec("litellm") is not None
 
 
-def original() -> Any:
-    """The stock ``chunk_parser`` while patched, else ``None``."""
-    return _original
+def original(attribute: str = "chunk_parser") -> Any:
+    """The stock method replaced at ``attribute`` while patched, else ``None``."""
+    return _originals.get(attribute)
 
 
 def _check_version() -> None:
@@ -46,26 +62,24 @@ def _check_version() -> None:
         )
 
 
+def _owner(module: str, name: str) -> Any:
+    return getattr(importlib.import_module(module), name)
+
+
 def install() -> None:
-    """Patch ``OllamaChatCompletionResponseIterator.chunk_parser`` (idempotent)."""
-    global _original
-    if _original is not None:
+    """Patch every site (idempotent)."""
+    if _originals:
         return
     _check_version()
-    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
-
-    from ._ollama import chunk_parser
-
-    _original = OllamaChatCompletionResponseIterator.__dict__["chunk_parser"]
-    OllamaChatCompletionResponseIterator.chunk_parser = chunk_parser  # type: ignore[method-assign]
+    for module, owner_name, attribute, replacement in _SITES:
+        owner = _owner(module, owner_name)
+        fixed = getattr(importlib.import_module(replacement, __package__), attribute)
+        _originals[attribute] = owner.__dict__[attribute]
+        setattr(owner, attribute, fixed)
 
 
 def uninstall() -> None:
-    """Put the original ``chunk_parser`` back (idempotent)."""
-    global _original
-    if _original is None:
-        return
-    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
-
-    OllamaChatCompletionResponseIterator.chunk_parser = _original  # type: ignore[method-assign]
-    _original = None
+    """Put every original back exactly (idempotent)."""
+    for module, owner_name, attribute, _ in _SITES:
+        if attribute in _originals:
+            setattr(_owner(module, owner_name), attribute, _originals.pop(attribute))
