@@ -25,6 +25,7 @@ nox.options.sessions = [  # what CI runs
     "smolagents_upstream",
     "e2e",
     "e2e_frameworks",
+    "cli",
 ]
 nox.options.error_on_missing_interpreters = False
 
@@ -225,3 +226,12 @@ def e2e_frameworks(session: nox.Session) -> None:
     session.install("--upgrade-package", "google-adk", ADK_VERSIONS["newest"])
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_frameworks", *session.posargs, env=ENV)
+
+
+@nox.session(python=PYTHON)
+def cli(session: nox.Session) -> None:
+    """The command line (doctor, replay, record, run) and the pytest plugin (issue 7),
+    with every framework installed together."""
+    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+    _show_versions(session, "google-adk", "smolagents", "shell-gpt", "litellm", "openai")
+    session.run("pytest", "tests/cli", *session.posargs, env=ENV)

@@ -1,19 +1,78 @@
-"""pytest plugin (entry point ``pytest11``): the ``streamfix_server`` fixture.
+"""pytest plugin (entry point ``pytest11``): the replay server and the shape corpus.
 
-Loaded by pytest in every project that installs adk-streamfix, so it imports nothing
-beyond pytest and the standard library until the fixture is used (uvicorn is the
-optional ``serve`` extra).
+- ``streamfix_server``: the replay server on a free loopback port, for the session.
+- ``streamfix_shape``: a test that takes it runs once per scenario of the public shape
+  corpus (``streamfix.scenarios()``), ids the scenario names. Each value is a
+  :class:`streamfix.Scenario`: ``chunks`` (OpenAI chunk dicts or Ollama NDJSON objects,
+  ``dialect`` says which), what they must assemble to (``calls``: ``{"id", "name",
+  "arguments"}`` with parsed arguments, ``text``, ``finish_reason``; ``error`` for a
+  provider error, ``truncated`` for cut arguments) and ``completion()``, the same
+  response non-streamed (its ``choices[0].message`` is the expected message).
+
+Select scenarios with the marker ``@pytest.mark.streamfix_shapes(dialect="openai",
+complete=True, names=[...])`` (``complete``: only scenarios that assemble to a message,
+no provider error, no truncation).
+
+Loaded in every project that installs adk-streamfix, so it imports nothing beyond pytest,
+the standard library and the core until a fixture is used (uvicorn is the optional
+``serve`` extra).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from ._corpus import SCENARIOS, Scenario
 from ._server import ReplayServer
 
-__all__ = ["streamfix_server"]
+__all__ = ["pytest_configure", "pytest_generate_tests", "streamfix_server", "streamfix_shape"]
+
+_FIXTURE = "streamfix_shape"
+_MARKER = "streamfix_shapes"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{_MARKER}(dialect=None, complete=False, names=None): the corpus scenarios the"
+        f" {_FIXTURE} fixture runs the test over",
+    )
+
+
+def _selected(marker: pytest.Mark | None) -> list[Scenario]:
+    options: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    unknown = set(options) - {"dialect", "complete", "names"}
+    if unknown:
+        raise pytest.UsageError(f"{_MARKER}: unknown option(s) {sorted(unknown)}")
+    names = options.get("names")
+    missing = sorted(set(names or ()) - set(SCENARIOS))
+    if missing:
+        raise pytest.UsageError(f"{_MARKER}: no scenario named {missing}")
+    return [
+        scenario
+        for scenario in SCENARIOS.values()
+        if (options.get("dialect") in (None, scenario.dialect))
+        and not (options.get("complete") and (scenario.error or scenario.truncated))
+        and (names is None or scenario.name in names)
+    ]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize every test that takes ``streamfix_shape`` over the corpus."""
+    if _FIXTURE not in metafunc.fixturenames:
+        return
+    chosen = _selected(metafunc.definition.get_closest_marker(_MARKER))
+    metafunc.parametrize(_FIXTURE, chosen, ids=[s.name for s in chosen], indirect=True)
+
+
+@pytest.fixture
+def streamfix_shape(request: pytest.FixtureRequest) -> Scenario:
+    """One scenario of the public shape corpus (the test runs once per scenario)."""
+    scenario: Scenario = request.param
+    return scenario
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,1 @@
+"""The directory ``streamfix run`` puts first on ``PYTHONPATH`` (holds ``sitecustomize``)."""

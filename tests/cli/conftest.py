@@ -1,0 +1,25 @@
+"""Command-line tests: ``streamfix doctor``, ``replay``, ``record``, ``run`` and the pytest
+plugin's corpus fixtures. Commands run in-process through ``streamfix._cli.main`` (typer's
+exit status is the ``SystemExit`` code) or, for ``run`` and ``record``, as subprocesses."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import pytest
+
+from streamfix import _cli
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run ``streamfix *argv`` in-process: (exit status, stdout, stderr)."""
+    try:
+        _cli.main(list(argv))
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    else:  # pragma: no cover - typer always exits
+        code = 0
+    out, err = capsys.readouterr()
+    return code, out, err

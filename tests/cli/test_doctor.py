@@ -1,0 +1,122 @@
+"""``streamfix doctor``: the corpus through every installed framework, stock and patched."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from conftest import cli
+
+import streamfix
+from streamfix import _doctor
+
+
+@pytest.fixture(scope="module")
+def report() -> _doctor.Report:
+    return _doctor.run()
+
+
+def test_every_patched_cell_passes(report: _doctor.Report) -> None:
+    failing = [c.to_dict() for c in report.cells if c.patched != "ok"]
+    assert failing == []
+    assert report.ok
+
+
+def test_the_matrix_covers_every_installed_framework(report: _doctor.Report) -> None:
+    installed = [n for n, f in _doctor.FRAMEWORKS.items() if f.available()]
+    assert installed, "the cli session installs the frameworks"
+    for name, framework in _doctor.FRAMEWORKS.items():
+        status = report.frameworks[name]["status"]
+        assert status == ("patched" if framework.available() else "not installed")
+        scenarios = {c.scenario for c in report.cells if c.framework == name}
+        if framework.available():
+            assert scenarios == set(streamfix.scenarios(framework.dialect))
+
+
+def test_stock_loses_shapes_the_patch_recovers(report: _doctor.Report) -> None:
+    """Stock loses shapes on every installed framework version (the shapes differ by
+    version: newer releases fixed some upstream); the patch recovers each of them."""
+    lost = [c for c in report.cells if c.stock == "lost"]
+    assert lost
+    assert all(c.patched == "ok" and c.stock_detail for c in lost)
+    if _doctor.FRAMEWORKS["smolagents"].available():  # no smolagents release fixes B2
+        assert ("smolagents", "b2-same-index") in {(c.framework, c.scenario) for c in lost}
+
+
+def test_json_parses_and_exit_status_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "doctor", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["ok"] is True
+    assert {"framework", "scenario", "shape", "stock", "patched"} <= set(data["cells"][0])
+    assert set(data["frameworks"]) == set(_doctor.FRAMEWORKS)
+
+
+def test_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "doctor")
+    assert code == 0
+    assert "stock \u2192 patched" in out
+    assert "b2-same-index" in out
+    assert "0 failing patched" in out
+
+
+def test_a_failing_patched_cell_gives_exit_status_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A driver whose framework loses every call, stock and patched: non-zero exit."""
+    name = next(n for n, f in _doctor.FRAMEWORKS.items() if f.available())
+    broken = dataclasses.replace(_doctor.FRAMEWORKS[name], drive=lambda _s: _doctor.Outcome())
+    monkeypatch.setitem(_doctor.FRAMEWORKS, name, broken)
+    code, out, _ = cli(capsys, "doctor", "--json", "--framework", name)
+    data = json.loads(out)
+    assert code == 1
+    assert data["ok"] is False
+    assert any(c["patched"] == "lost" for c in data["cells"])
+    code, out, _ = cli(capsys, "doctor", "--framework", name)
+    assert code == 1
+    assert "failing patched" in out
+
+
+def test_a_framework_not_installed_is_a_column_not_an_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    missing = dataclasses.replace(_doctor.FRAMEWORKS["sgpt"], module="no_such_framework_xyz")
+    monkeypatch.setitem(_doctor.FRAMEWORKS, "sgpt", missing)
+    code, out, _ = cli(capsys, "doctor", "--json", "--framework", "sgpt")
+    data = json.loads(out)
+    assert code == 0
+    assert data["frameworks"]["sgpt"]["status"] == "not installed"
+    assert data["cells"] == []
+
+
+def test_unknown_framework_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = cli(capsys, "doctor", "--framework", "nope")
+    assert code == 2
+    assert "unknown framework nope" in err
+
+
+def test_patches_active_before_are_put_back() -> None:
+    name = next(n for n, f in _doctor.FRAMEWORKS.items() if f.available())
+    streamfix.install(name)
+    try:
+        _doctor.run([name])
+        assert name in streamfix.installed()
+    finally:
+        streamfix.uninstall(name)
+    _doctor.run([name])
+    assert name not in streamfix.installed()
+
+
+@pytest.mark.parametrize(
+    ("outcome", "ok"),
+    [
+        (_doctor.Outcome(calls=(("get_weather", {"city": "Paris"}),), text=""), False),
+        (_doctor.Outcome(error="TruncatedToolCallError: truncated"), True),
+        (_doctor.Outcome(error="JSONDecodeError: x", crash=True), False),
+        (_doctor.Outcome(calls=(("get_weather", {"city": "Paris"}), ("get_time", '{"zone": "Eur')),
+                         error="x"), False),
+    ],
+)
+def test_judge_truncated(outcome: _doctor.Outcome, ok: bool) -> None:
+    assert _doctor.judge(streamfix.scenarios()["e4-truncated"], outcome)[0] is ok

@@ -1,0 +1,146 @@
+"""``streamfix replay FILE``: JSONL, SSE text and Ollama NDJSON captures; bad files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import cli
+
+import streamfix
+from streamfix import _doctor
+
+OPENAI = streamfix.scenarios("openai")
+OLLAMA = streamfix.scenarios("ollama")
+
+
+def jsonl(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in streamfix.scenarios()[name].chunks))
+    return path
+
+
+def sse(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.sse"
+    events = [f"data: {json.dumps(c)}\n\n" for c in OPENAI[name].chunks]
+    path.write_text(": a comment\n" + "".join(events) + "data: [DONE]\n\n")
+    return path
+
+
+def calls_of(data: dict) -> list[tuple[str, dict]]:
+    return [(c["name"], c["arguments"]) for c in data["calls"]]
+
+
+def expected(name: str) -> list[tuple[str, dict]]:
+    return [(c["name"], c["arguments"]) for c in streamfix.scenarios()[name].calls]
+
+
+@pytest.mark.parametrize("write", [jsonl, sse])
+def test_openai_capture(write, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "b2-same-index")
+    code, out, _ = cli(capsys, "replay", str(path), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["dialect"] == "openai"
+    assert data["format"] == ("sse" if write is sse else "jsonl")
+    assert calls_of(data) == expected("b2-same-index")
+
+
+def test_ollama_ndjson(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = jsonl(tmp_path, "ollama-call-per-line")
+    code, out, _ = cli(capsys, "replay", str(path), "--json")
+    data = json.loads(out)
+    assert (code, data["dialect"], data["format"]) == (0, "ollama", "ndjson")
+    assert calls_of(data) == expected("ollama-call-per-line")
+
+
+def test_human_output_shows_calls_and_repairs(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "dup.jsonl"
+    chunks = list(OPENAI["a1-one-chunk"].chunks)
+    path.write_text("".join(json.dumps(c) + "\n" for c in [*chunks[:2], chunks[1]]))
+    code, out, _ = cli(capsys, "replay", str(path))
+    assert code == 0
+    assert 'call 0: get_weather({"city": "Paris"})' in out
+    assert "repaired:" in out  # the re-sent complete calls were recognised and dropped
+
+
+def test_truncated_and_error_captures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "replay", str(jsonl(tmp_path, "e4-truncated")), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["error"]["type"] == "TruncatedToolCallError"
+    assert data["error"]["partial_arguments"] == {"1": '{"zone": "Eur'}
+    code, out, _ = cli(capsys, "replay", str(jsonl(tmp_path, "ollama-oom-error")))
+    assert code == 0
+    assert "ProviderStreamError" in out and OLLAMA["ollama-oom-error"].error in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty file"),
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+        (b"[1, 2]\n", "must be a JSON object"),
+        (b"hello world\n", "not JSON"),
+        (b'{"name": "x", "version": 1}\n', "not a chat stream capture"),
+        (b"data: {broken\n\n", "not JSON"),
+        (b"data: [DONE]\n\n", "no chunks"),
+    ],
+)
+def test_foreign_files_get_a_clear_error(content: bytes, message: str, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "foreign.txt"
+    path.write_bytes(content)
+    code, out, err = cli(capsys, "replay", str(path))
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in out + err
+
+
+def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = cli(capsys, "replay", str(tmp_path / "nope.jsonl"))
+    assert code == 2
+    assert "cannot read it" in err
+
+
+def test_read_capture_raises_a_streamfix_error(tmp_path: Path) -> None:
+    from streamfix._replay import CaptureError, read_capture
+
+    path = tmp_path / "x.json"
+    path.write_text('{"a": 1}')
+    with pytest.raises(CaptureError) as info:
+        read_capture(path)
+    assert isinstance(info.value, streamfix.StreamFixError)
+
+
+FRAMEWORK_CASES = {"sgpt": "b2-same-index", "smolagents": "b2-same-index",
+                   "adk": "c1-repeated-names"}
+
+
+@pytest.mark.parametrize("framework", sorted(FRAMEWORK_CASES))
+def test_framework_stock_and_patched(framework: str, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    if not _doctor.FRAMEWORKS[framework].available():  # the cli session installs all three
+        pytest.fail(f"{framework} is not installed")
+    name = FRAMEWORK_CASES[framework]
+    path = jsonl(tmp_path, name)
+    code, out, _ = cli(capsys, "replay", str(path), "--json", "--framework", framework)
+    info = json.loads(out)["frameworks"][framework]
+    assert code == 0
+    patched = [(c["name"], c["arguments"]) for c in info["patched"]["calls"]]
+    stock = [(c["name"], c["arguments"]) for c in info["stock"]["calls"]]
+    assert patched == expected(name)
+    assert stock != expected(name)  # broken stock on every version the session installs
+    code, out, _ = cli(capsys, "replay", str(path), "--framework", framework)
+    assert code == 0
+    assert "stock:" in out and "patched:" in out
+
+
+def test_framework_of_the_other_dialect(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = jsonl(tmp_path, "ollama-call-per-line")
+    code, out, _ = cli(capsys, "replay", str(path), "--json", "--framework", "smolagents")
+    assert code == 0
+    assert json.loads(out)["frameworks"]["smolagents"]["status"].startswith("not applicable")
