@@ -49,6 +49,14 @@ def _show_versions(session: nox.Session, *packages: str) -> None:
     session.run("python", "-c", code, *packages, env=ENV)
 
 
+def _shim_tests(session: nox.Session, extra: str, framework: str, folder: str, *shown: str) -> None:
+    """One shim's tests on one framework version: install it, print versions, run."""
+    _install(session, "test", extras=f"[{extra}]")
+    session.install(framework)
+    _show_versions(session, *shown)
+    session.run("pytest", folder, *session.posargs, env=ENV)
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff on everything; mypy strict on the core."""
@@ -74,10 +82,7 @@ ADK_VERSIONS = {"1.x": "google-adk<2", "2.8.0": "google-adk==2.8.0", "newest": "
 @nox.parametrize("adk", list(ADK_VERSIONS.values()), ids=list(ADK_VERSIONS))
 def adk(session: nox.Session, adk: str) -> None:
     """The google-adk shim's tests on one google-adk version."""
-    _install(session, "test", extras="[adk]")
-    session.install(adk)
-    _show_versions(session, "google-adk", "litellm")
-    session.run("pytest", "tests/adk", *session.posargs, env=ENV)
+    _shim_tests(session, "adk", adk, "tests/adk", "google-adk", "litellm")
 
 
 # smolagents: the newest release and one older minor (issue 4).
@@ -88,10 +93,7 @@ SMOLAGENTS_VERSIONS = {"newest": "smolagents", "1.24": "smolagents==1.24.*"}
 @nox.parametrize("smolagents", list(SMOLAGENTS_VERSIONS.values()), ids=list(SMOLAGENTS_VERSIONS))
 def smolagents(session: nox.Session, smolagents: str) -> None:
     """The smolagents shim's tests on one smolagents version."""
-    _install(session, "test", extras="[smolagents]")
-    session.install(smolagents)
-    _show_versions(session, "smolagents", "openai", "litellm")
-    session.run("pytest", "tests/smolagents", *session.posargs, env=ENV)
+    _shim_tests(session, "smolagents", smolagents, "tests/smolagents", "smolagents", "openai")
 
 
 # smolagents' own model and agent tests, from the sdist of the tested version (issue 4).
@@ -147,10 +149,7 @@ SGPT_VERSIONS = {"1.5": "shell-gpt~=1.5.1"}
 @nox.parametrize("sgpt", list(SGPT_VERSIONS.values()), ids=list(SGPT_VERSIONS))
 def sgpt(session: nox.Session, sgpt: str) -> None:
     """The shell_gpt shim's tests."""
-    _install(session, "test", extras="[sgpt]")
-    session.install(sgpt)
-    _show_versions(session, "shell-gpt", "openai", "litellm")
-    session.run("pytest", "tests/shell_gpt", *session.posargs, env=ENV)
+    _shim_tests(session, "sgpt", sgpt, "tests/shell_gpt", "shell-gpt", "openai", "litellm")
 
 
 @nox.session(python=PYTHON)
