@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import threading
-import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
 from ._replay import CaptureError, _line_chunks, _sse_chunks
+from ._server import BackgroundServer
 
 __all__ = ["RecordApp", "RecordServer"]
 
@@ -33,7 +32,6 @@ Send = Callable[[Message], Awaitable[None]]
 _HOP = {b"host", b"connection", b"keep-alive", b"transfer-encoding", b"upgrade",
         b"proxy-connection", b"te", b"trailer", b"content-length"}
 _STREAMED = ("text/event-stream", "application/x-ndjson")
-_STARTUP_SECONDS = 10.0
 
 
 class RecordApp:
@@ -127,62 +125,17 @@ class RecordApp:
                 return
 
 
-class RecordServer:
+class RecordServer(BackgroundServer):
     """:class:`RecordApp` on uvicorn in a background thread (``port=0``: a free port)."""
 
-    def __init__(self, upstream: str, out_dir: str | Path, host: str = "127.0.0.1",
-                 port: int = 0) -> None:
-        self.app = RecordApp(upstream, out_dir)
-        self.host = host
-        self.port = port
-        self._server: Any = None
-        self._thread: threading.Thread | None = None
+    name = "streamfix-record"
+    app: RecordApp
 
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+    def __init__(
+        self, upstream: str, out_dir: str | Path, host: str = "127.0.0.1", port: int = 0
+    ) -> None:
+        super().__init__(RecordApp(upstream, out_dir), host, port)
 
     @property
     def captures(self) -> list[Path]:
         return self.app.captures
-
-    def start(self) -> RecordServer:
-        import uvicorn  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415
-
-        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
-        self.port = int(sock.getsockname()[1])
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
-        self._server = server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
-                                        name="streamfix-record", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + _STARTUP_SECONDS
-        while not server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"streamfix record on {self.url} did not start")
-            time.sleep(0.01)
-        return self
-
-    def wait(self) -> None:
-        thread = self._thread
-        try:
-            while thread is not None and thread.is_alive():
-                thread.join(0.5)
-        finally:
-            self.stop()
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(_STARTUP_SECONDS)
-        self._server = self._thread = None
-
-    def __enter__(self) -> RecordServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -35,7 +35,7 @@ from ._assembler import assemble
 from ._corpus import SCENARIOS, Dialect, Scenario, text_chunks
 from ._errors import StreamFixError
 
-__all__ = ["ReplayApp", "ReplayServer", "load_capture"]
+__all__ = ["BackgroundServer", "ReplayApp", "ReplayServer", "load_capture"]
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -208,21 +208,17 @@ async def _lifespan(receive: Receive, send: Send) -> None:
             return
 
 
-class ReplayServer:
-    """:class:`ReplayApp` on uvicorn, in a background thread, on a loopback port.
+class BackgroundServer:
+    """An ASGI app on uvicorn in a background thread, on a loopback port.
 
-    ``port=0`` picks a free port. Use as a context manager, or ``start()``/``stop()``.
-    ``url`` is the server's root, ``openai_base_url`` its ``/v1``, ``ollama_base_url``
-    the root (what ``ollama_chat/`` expects as ``api_base``).
+    ``port=0`` picks a free port. Use as a context manager, or ``start()``/``stop()``;
+    ``url`` is the server's root. The replay server and the recording proxy are both one.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *,
-                 capture: str | Path | None = None,
-                 scenarios: Mapping[str, Scenario] | None = None) -> None:
-        self.app = ReplayApp(
-            dict(SCENARIOS if scenarios is None else scenarios),
-            load_capture(capture) if capture is not None else None,
-        )
+    name = "streamfix"
+
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.app = app
         self.host = host
         self.port = port
         self._server: Any = None
@@ -232,20 +228,7 @@ class ReplayServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    @property
-    def openai_base_url(self) -> str:
-        return f"{self.url}/v1"
-
-    @property
-    def ollama_base_url(self) -> str:
-        return self.url
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Every request body received so far, in order (with its ``path``)."""
-        return self.app.requests
-
-    def start(self) -> ReplayServer:
+    def start(self) -> Any:
         """Bind, start serving in a background thread, return once it accepts requests."""
         import uvicorn  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415 (optional extra)
 
@@ -256,14 +239,14 @@ class ReplayServer:
         config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
         self._server = server = uvicorn.Server(config)
         self._thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="streamfix-serve", daemon=True
+            target=server.run, kwargs={"sockets": [sock]}, name=self.name, daemon=True
         )
         self._thread.start()
         deadline = time.monotonic() + _STARTUP_SECONDS
         while not server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"streamfix server on {self.url} did not start")
+                raise RuntimeError(f"{self.name} on {self.url} did not start")
             time.sleep(0.01)
         return self
 
@@ -284,8 +267,42 @@ class ReplayServer:
             self._thread.join(_STARTUP_SECONDS)
         self._server = self._thread = None
 
-    def __enter__(self) -> ReplayServer:
+    def __enter__(self) -> Any:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class ReplayServer(BackgroundServer):
+    """:class:`ReplayApp` on uvicorn, in a background thread, on a loopback port.
+
+    ``port=0`` picks a free port. Use as a context manager, or ``start()``/``stop()``.
+    ``url`` is the server's root, ``openai_base_url`` its ``/v1``, ``ollama_base_url``
+    the root (what ``ollama_chat/`` expects as ``api_base``).
+    """
+
+    name = "streamfix-serve"
+    app: ReplayApp
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *,
+                 capture: str | Path | None = None,
+                 scenarios: Mapping[str, Scenario] | None = None) -> None:
+        app = ReplayApp(
+            dict(SCENARIOS if scenarios is None else scenarios),
+            load_capture(capture) if capture is not None else None,
+        )
+        super().__init__(app, host, port)
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def ollama_base_url(self) -> str:
+        return self.url
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request body received so far, in order (with its ``path``)."""
+        return self.app.requests
