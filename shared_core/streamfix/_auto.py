@@ -28,8 +28,7 @@ def activate() -> list[str]:
 
         return install()
     except Exception:
-        logging.getLogger("streamfix").warning("streamfix: auto-activation failed",
-                                               exc_info=True)
+        logging.getLogger("streamfix").warning("streamfix: auto-activation failed", exc_info=True)
         return []
 
 

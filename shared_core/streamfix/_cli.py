@@ -45,8 +45,9 @@ def _doctor_table(report: Any) -> Any:
     table.add_column("shape")
     for name in names:
         info = report.frameworks[name]
-        table.add_column(f"{name}\n{info.get('version') or 'not installed'}",
-                         justify="center", no_wrap=True)
+        table.add_column(
+            f"{name}\n{info.get('version') or 'not installed'}", justify="center", no_wrap=True
+        )
     cells = {(c.framework, c.scenario): c for c in report.cells}
     for scenario in SCENARIOS.values():
         row = [scenario.name, scenario.shape]
@@ -105,7 +106,8 @@ def replay(path: str, framework: str | None = None, as_json: bool = False) -> in
         elif driver.dialect != result.capture.dialect:
             result.frameworks[framework] = {
                 "status": f"not applicable: {framework} reads {driver.dialect} streams,"
-                          f" this capture is {result.capture.dialect}"}
+                f" this capture is {result.capture.dialect}"
+            }
         else:
             stock, patched = _doctor.stock_and_patched(framework, result.capture.scenario())
             result.frameworks[framework] = {
@@ -118,8 +120,7 @@ def replay(path: str, framework: str | None = None, as_json: bool = False) -> in
         print(json.dumps(data, indent=2))
         return 0
     console = _console()
-    console.print(f"[bold]{path}[/]: {data['format']} ({data['dialect']}),"
-                  f" {data['chunks']} chunks")
+    console.print(f"[bold]{path}[/]: {data['format']} ({data['dialect']}), {data['chunks']} chunks")
     _print_message(console, data)
     for name, info in data.get("frameworks", {}).items():
         console.print(f"[bold]{name}[/]: {info['status']}")
@@ -138,8 +139,10 @@ def _print_message(console: Any, data: dict[str, Any]) -> None:
         console.print(f"reasoning: {data['reasoning']!r}", markup=False)
     console.print(f"finish_reason: {data['finish_reason']}", markup=False)
     for number, call in enumerate(data["calls"]):
-        console.print(f"call {number}: {call['name']}({json.dumps(call['arguments'])})"
-                      f"  id={call['id']}", markup=False)
+        console.print(
+            f"call {number}: {call['name']}({json.dumps(call['arguments'])})  id={call['id']}",
+            markup=False,
+        )
         if call["thought_signature"]:
             console.print(f"  thought_signature: {call['thought_signature']}", markup=False)
     for diagnostic in data["diagnostics"]:
@@ -167,8 +170,11 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
 
     def doctor_command(
         framework: list[str] = typer.Option(  # noqa: B008 (typer's idiom)
-            [], "--framework", "-f", help="Only these frameworks (adk, smolagents, sgpt,"
-            " litellm); default: all."),
+            [],
+            "--framework",
+            "-f",
+            help="Only these frameworks (adk, smolagents, sgpt, litellm); default: all.",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the matrix as JSON."),
     ) -> None:
         """The public shape corpus through every installed framework, stock and patched.
@@ -181,16 +187,19 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
         if unknown:
             raise typer.BadParameter(
                 f"unknown framework {', '.join(unknown)}; known: {', '.join(_doctor.FRAMEWORKS)}",
-                param_hint="--framework")
+                param_hint="--framework",
+            )
         raise typer.Exit(doctor(list(framework), as_json))
 
     def replay_command(
-        file: str = typer.Argument(..., help="A capture: JSONL chunks, SSE text or Ollama"
-                                             " NDJSON."),
+        file: str = typer.Argument(..., help="A capture: JSONL chunks, SSE text or Ollama NDJSON."),
         framework: str | None = typer.Option(
-            None, "--framework", "-f",
+            None,
+            "--framework",
+            "-f",
             help="Also show what this framework gives stock and patched (adk, smolagents,"
-                 " sgpt, litellm)."),
+            " sgpt, litellm).",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Assemble a captured stream: calls, text, and what was repaired and why."""
@@ -200,7 +209,8 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
         if framework is not None and framework not in _doctor.FRAMEWORKS:
             raise typer.BadParameter(
                 f"unknown framework {framework!r}; known: {', '.join(_doctor.FRAMEWORKS)}",
-                param_hint="--framework")
+                param_hint="--framework",
+            )
         try:
             code = replay(file, framework, as_json)
         except CaptureError as error:
@@ -216,7 +226,8 @@ def _add_process_commands(app: Any, typer: Any) -> None:
 
     def run_command(
         command: list[str] = typer.Argument(  # noqa: B008 (typer's idiom)
-            ..., help="The command, after --: streamfix run -- python app.py ..."),
+            ..., help="The command, after --: streamfix run -- python app.py ..."
+        ),
     ) -> None:
         """Run a program with every installed patch active, no change to its code."""
         from ._run import run as run_program  # noqa: PLC0415
@@ -224,8 +235,9 @@ def _add_process_commands(app: Any, typer: Any) -> None:
         raise typer.Exit(run_program(list(command)))
 
     def record_command(
-        upstream: str = typer.Option(..., help="The endpoint's root, e.g."
-                                     " http://127.0.0.1:11434 or https://api.openai.com."),
+        upstream: str = typer.Option(
+            ..., help="The endpoint's root, e.g. http://127.0.0.1:11434 or https://api.openai.com."
+        ),
         out: str = typer.Option("captures", help="Folder for the JSONL captures."),
         host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
         port: int = typer.Option(0, help="Port (0: a free one)."),
@@ -234,8 +246,7 @@ def _add_process_commands(app: Any, typer: Any) -> None:
         from ._record import RecordServer  # noqa: PLC0415
 
         server = RecordServer(upstream, out, host, port).start()
-        print(f"streamfix recording on {server.url} -> {upstream}; captures in {out}",
-              flush=True)
+        print(f"streamfix recording on {server.url} -> {upstream}; captures in {out}", flush=True)
         try:
             server.wait()
         except KeyboardInterrupt:
@@ -248,8 +259,11 @@ def _add_process_commands(app: Any, typer: Any) -> None:
 def _app() -> Any:
     import typer  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415 (optional extra)
 
-    app = typer.Typer(no_args_is_help=True, add_completion=False,
-                      help="streamfix: streamed tool calls, assembled correctly.")
+    app = typer.Typer(
+        no_args_is_help=True,
+        add_completion=False,
+        help="streamfix: streamed tool calls, assembled correctly.",
+    )
 
     def serve_command(
         host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
@@ -276,7 +290,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app = _app()
     except ImportError:
-        print("the streamfix command needs the serve extra: pip install 'adk-streamfix[serve]'",
-              file=sys.stderr)
+        print(
+            "the streamfix command needs the serve extra: pip install 'adk-streamfix[serve]'",
+            file=sys.stderr,
+        )
         raise SystemExit(2) from None
     app(args=argv, prog_name="streamfix")

@@ -138,8 +138,13 @@ def _chunk(delta: dict[str, Any], finish_reason: str | None = None, **top: Any) 
     return body
 
 
-def _tc(index: int | None, id: str | None = None, name: str | None = None,
-        args: str | None = None, **extra: Any) -> dict[str, Any]:
+def _tc(
+    index: int | None,
+    id: str | None = None,
+    name: str | None = None,
+    args: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
     entry: dict[str, Any] = {} if index is None else {"index": index}
     if id is not None:
         entry["id"] = id
@@ -206,12 +211,19 @@ def _openai_scenarios() -> list[Scenario]:
     d3_parts = [d3[: cut[0]], d3[cut[0] : cut[1]], d3[cut[1] : cut[2]], d3[cut[2] :]]
     return [
         Scenario(
-            "text", "text", "plain text, no calls", "openai",
+            "text",
+            "text",
+            "plain text, no calls",
+            "openai",
             text_chunks("Hello from streamfix.", "openai"),
-            text="Hello from streamfix.", finish_reason="stop",
+            text="Hello from streamfix.",
+            finish_reason="stop",
         ),
         Scenario(
-            "a1-one-chunk", "A1", "two complete calls and finish_reason in one delta", "openai",
+            "a1-one-chunk",
+            "A1",
+            "two complete calls and finish_reason in one delta",
+            "openai",
             (
                 _role(),
                 _chunk(
@@ -225,7 +237,10 @@ def _openai_scenarios() -> list[Scenario]:
             ),
         ),
         Scenario(
-            "b1-interleaved", "B1", "fragments of calls 0 and 1 interleaved", "openai",
+            "b1-interleaved",
+            "B1",
+            "fragments of calls 0 and 1 interleaved",
+            "openai",
             (
                 _role(),
                 _chunk(_calls(_tc(0, "call_a", "get_weather", ""))),
@@ -242,7 +257,10 @@ def _openai_scenarios() -> list[Scenario]:
             ),
         ),
         Scenario(
-            "b2-same-index", "B2", "index 0 reused for two calls with different ids", "openai",
+            "b2-same-index",
+            "B2",
+            "index 0 reused for two calls with different ids",
+            "openai",
             (
                 _role(),
                 _chunk(_calls(_tc(0, "call_a", "get_weather", w))),
@@ -255,7 +273,9 @@ def _openai_scenarios() -> list[Scenario]:
             ),
         ),
         Scenario(
-            "b3-same-index", "B3", "index 0 reused, no ids, one complete value each (Ollama)",
+            "b3-same-index",
+            "B3",
+            "index 0 reused, no ids, one complete value each (Ollama)",
             "openai",
             (
                 _role(),
@@ -271,7 +291,10 @@ def _openai_scenarios() -> list[Scenario]:
             finish_reason="stop",
         ),
         Scenario(
-            "b6-no-index", "B6", "no index on any fragment: routed by id", "openai",
+            "b6-no-index",
+            "B6",
+            "no index on any fragment: routed by id",
+            "openai",
             (
                 _role(),
                 _chunk(_calls(_tc(None, "call_a", "get_weather", w[:6]))),
@@ -286,17 +309,25 @@ def _openai_scenarios() -> list[Scenario]:
             ),
         ),
         Scenario(
-            "c1-repeated-names", "C1", "id, type and name repeated on every fragment", "openai",
+            "c1-repeated-names",
+            "C1",
+            "id, type and name repeated on every fragment",
+            "openai",
             tuple(
                 [_role()]
-                + [_chunk(_calls(_tc(0, "call_a", "read_file", part)))
-                   for part in ('{"pa', 'th": "/e', 'tc/hosts"}')]
+                + [
+                    _chunk(_calls(_tc(0, "call_a", "read_file", part)))
+                    for part in ('{"pa', 'th": "/e', 'tc/hosts"}')
+                ]
                 + [_chunk({}, "tool_calls")]
             ),
             calls=({"id": "call_a", "name": "read_file", "arguments": {"path": "/etc/hosts"}},),
         ),
         Scenario(
-            "d3-escapes-split", "D3", "escapes, a surrogate pair and \\r\\n split", "openai",
+            "d3-escapes-split",
+            "D3",
+            "escapes, a surrogate pair and \\r\\n split",
+            "openai",
             (
                 _role(),
                 _chunk(_calls(_tc(0, "call_a", "write_note", ""))),
@@ -306,7 +337,10 @@ def _openai_scenarios() -> list[Scenario]:
             calls=({"id": "call_a", "name": "write_note", "arguments": _D3},),
         ),
         Scenario(
-            "e1-stop", "E1", "calls end with finish_reason stop", "openai",
+            "e1-stop",
+            "E1",
+            "calls end with finish_reason stop",
+            "openai",
             (
                 _role(),
                 _chunk(_calls(_tc(0, "call_a", "get_weather", w[:3]))),
@@ -317,7 +351,9 @@ def _openai_scenarios() -> list[Scenario]:
             finish_reason="stop",
         ),
         Scenario(
-            "e4-truncated", "E4", "finish_reason length in the middle of the arguments",
+            "e4-truncated",
+            "E4",
+            "finish_reason length in the middle of the arguments",
             "openai",
             (
                 _role(),
@@ -331,7 +367,10 @@ def _openai_scenarios() -> list[Scenario]:
             truncated=True,
         ),
         Scenario(
-            "e5-error", "E5", "an error object and finish_reason error mid-stream", "openai",
+            "e5-error",
+            "E5",
+            "an error object and finish_reason error mid-stream",
+            "openai",
             (
                 _role(),
                 _chunk({"content": "Let me check"}),
@@ -342,14 +381,34 @@ def _openai_scenarios() -> list[Scenario]:
             error="upstream overloaded",
         ),
         Scenario(
-            "f1-signature", "F1", "Gemini thought signatures on the delta naming each call",
+            "f1-signature",
+            "F1",
+            "Gemini thought signatures on the delta naming each call",
             "openai",
             (
                 _role(),
-                _chunk(_calls(_tc(0, "call_a", "get_weather", w, extra_content={
-                    "google": {"thought_signature": "sig-A"}}))),
-                _chunk(_calls(_tc(1, "call_b", "get_time", t, extra_content={
-                    "google": {"thought_signature": "sig-B"}}))),
+                _chunk(
+                    _calls(
+                        _tc(
+                            0,
+                            "call_a",
+                            "get_weather",
+                            w,
+                            extra_content={"google": {"thought_signature": "sig-A"}},
+                        )
+                    )
+                ),
+                _chunk(
+                    _calls(
+                        _tc(
+                            1,
+                            "call_b",
+                            "get_time",
+                            t,
+                            extra_content={"google": {"thought_signature": "sig-B"}},
+                        )
+                    )
+                ),
                 _chunk({}, "tool_calls"),
             ),
             calls=(
@@ -359,7 +418,9 @@ def _openai_scenarios() -> list[Scenario]:
             signatures=("sig-A", "sig-B"),
         ),
         Scenario(
-            "f2-late-signature", "F2", "a signature-only delta after its call, another between",
+            "f2-late-signature",
+            "F2",
+            "a signature-only delta after its call, another between",
             "openai",
             (
                 _role(),
@@ -385,23 +446,38 @@ def _ollama_scenarios() -> list[Scenario]:
     )
     return [
         Scenario(
-            "ollama-text", "text", "plain text over NDJSON", "ollama",
+            "ollama-text",
+            "text",
+            "plain text over NDJSON",
+            "ollama",
             text_chunks("Hello from streamfix.", "ollama"),
-            text="Hello from streamfix.", finish_reason="stop",
+            text="Hello from streamfix.",
+            finish_reason="stop",
         ),
         Scenario(
-            "ollama-calls-one-message", "A1", "two calls in one NDJSON message", "ollama",
+            "ollama-calls-one-message",
+            "A1",
+            "two calls in one NDJSON message",
+            "ollama",
             (_ollama({"tool_calls": [weather, time_]}), _ollama(done=True)),
             calls=both,
         ),
         Scenario(
-            "ollama-call-per-line", "B3", "one call per NDJSON line, no index, no id", "ollama",
-            (_ollama({"tool_calls": [weather]}), _ollama({"tool_calls": [time_]}),
-             _ollama(done=True)),
+            "ollama-call-per-line",
+            "B3",
+            "one call per NDJSON line, no index, no id",
+            "ollama",
+            (
+                _ollama({"tool_calls": [weather]}),
+                _ollama({"tool_calls": [time_]}),
+                _ollama(done=True),
+            ),
             calls=both,
         ),
         Scenario(
-            "ollama-oom-error", "E5", "a mid-stream {'error': ...} line with no message key",
+            "ollama-oom-error",
+            "E5",
+            "a mid-stream {'error': ...} line with no message key",
             "ollama",
             (_ollama({"content": "Let me"}), {"error": OOM_TEXT}),
             text="Let me",
@@ -424,28 +500,45 @@ def _framework_scenarios() -> list[Scenario]:
     for i, arguments in enumerate(commands):  # each call at its own index, in 3 fragments
         three.append(_chunk(_calls(_tc(i, f"call_{i}", "execute_shell_command", ""))))
         size = -(-len(arguments) // 3)
-        three += [_chunk(_calls(_tc(i, args=arguments[j : j + size])))
-                  for j in range(0, len(arguments), size)]
+        three += [
+            _chunk(_calls(_tc(i, args=arguments[j : j + size])))
+            for j in range(0, len(arguments), size)
+        ]
     three.append(_chunk({}, "tool_calls"))
     return [
         Scenario(
-            "b1-three-commands", "B1", "three shell-command calls, one after another, each at"
-            " its own index (shell_gpt's multi-call issue)", "openai", tuple(three),
+            "b1-three-commands",
+            "B1",
+            "three shell-command calls, one after another, each at"
+            " its own index (shell_gpt's multi-call issue)",
+            "openai",
+            tuple(three),
             calls=tuple(
-                {"id": f"call_{i}", "name": "execute_shell_command",
-                 "arguments": {"shell_command": c}}
+                {
+                    "id": f"call_{i}",
+                    "name": "execute_shell_command",
+                    "arguments": {"shell_command": c},
+                }
                 for i, c in enumerate(_COMMANDS)
             ),
         ),
         Scenario(
-            "a1-signature", "A1", "two complete calls, finish_reason and a Gemini thought"
-            " signature on the first call, all in one delta (adk-python#7004)", "openai",
+            "a1-signature",
+            "A1",
+            "two complete calls, finish_reason and a Gemini thought"
+            " signature on the first call, all in one delta (adk-python#7004)",
+            "openai",
             (
                 _role(),
                 _chunk(
                     _calls(
-                        _tc(0, "call_a", "get_weather", w,
-                            extra_content={"google": {"thought_signature": _SIGNATURE}}),
+                        _tc(
+                            0,
+                            "call_a",
+                            "get_weather",
+                            w,
+                            extra_content={"google": {"thought_signature": _SIGNATURE}},
+                        ),
                         _tc(1, "call_b", "get_time", t),
                     ),
                     "tool_calls",

@@ -281,7 +281,10 @@ def drive_adk(scenario: Scenario) -> Outcome:
     # conversion decodes from it (a value ADK cannot decode has nothing to keep).
     wanted = [
         lite_llm._extract_thought_signature_from_tool_call(
-            {"extra_content": {"google": {"thought_signature": sig}}}) if sig else None
+            {"extra_content": {"google": {"thought_signature": sig}}}
+        )
+        if sig
+        else None
         for sig in scenario.signatures
     ]
     return _adk_outcome(responses, wanted)
@@ -336,8 +339,9 @@ def drive_smolagents(scenario: Scenario) -> Outcome:
     model.client = SimpleNamespace(
         chat=SimpleNamespace(completions=SimpleNamespace(create=lambda **_: chunks))
     )
-    user = models.ChatMessage(role=models.MessageRole.USER,
-                              content=[{"type": "text", "text": "go"}])
+    user = models.ChatMessage(
+        role=models.MessageRole.USER, content=[{"type": "text", "text": "go"}]
+    )
     try:
         deltas = list(model.generate_stream([user]))
         message = models.agglomerate_stream_deltas(deltas)
@@ -385,8 +389,7 @@ def drive_sgpt(scenario: Scenario) -> Outcome:
     ran: list[tuple[str, Any]] = []
 
     def completion(**_: Any) -> Iterator[Any]:
-        bodies = responses.pop(0) if responses else list(text_chunks(scenario.follow_up,
-                                                                     "openai"))
+        bodies = responses.pop(0) if responses else list(text_chunks(scenario.follow_up, "openai"))
         return _openai_stream(bodies)
 
     def get_function(name: str) -> Callable[..., str]:
@@ -396,20 +399,32 @@ def drive_sgpt(scenario: Scenario) -> Outcome:
 
         return tool
 
-    saved = {"completion": handler.completion, "use_litellm": handler.use_litellm,
-             "additional_kwargs": handler.additional_kwargs, "get_function": handler.get_function}
+    saved = {
+        "completion": handler.completion,
+        "use_litellm": handler.use_litellm,
+        "additional_kwargs": handler.additional_kwargs,
+        "get_function": handler.get_function,
+    }
     saved_function = function.get_function
     handler.completion, handler.use_litellm, handler.additional_kwargs = completion, False, {}
     handler.get_function = function.get_function = get_function
     role = SimpleNamespace(name="ShellGPT", role="You are ShellGPT.")
-    functions = [{"type": "function", "function": {"name": call["name"], "parameters": {}}}
-                 for call in scenario.calls] or [{"type": "function", "function": {
-                     "name": "get_weather", "parameters": {}}}]
+    functions = [
+        {"type": "function", "function": {"name": call["name"], "parameters": {}}}
+        for call in scenario.calls
+    ] or [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
     messages = [{"role": "user", "content": "go"}]
     try:
-        output = "".join(default.DefaultHandler(role, markdown=False).get_completion(
-            model="streamfix", temperature=0.0, top_p=1.0, messages=messages,
-            functions=functions, caching=False))
+        output = "".join(
+            default.DefaultHandler(role, markdown=False).get_completion(
+                model="streamfix",
+                temperature=0.0,
+                top_p=1.0,
+                messages=messages,
+                functions=functions,
+                caching=False,
+            )
+        )
     except Exception as error:
         outcome = _failure(error)
         return Outcome(tuple(ran), error=outcome.error, crash=outcome.crash)
@@ -451,15 +466,31 @@ def drive_litellm(scenario: Scenario) -> Outcome:
 
 
 FRAMEWORKS: dict[str, Framework] = {
-    "adk": Framework("adk", "google-adk", "openai", "google.adk", drive_adk,
-                     "LiteLlm.generate_content_async(stream=True)"),
-    "smolagents": Framework("smolagents", "smolagents", "openai", "smolagents",
-                            drive_smolagents,
-                            "OpenAIModel.generate_stream + agglomerate_stream_deltas"),
-    "sgpt": Framework("sgpt", "shell-gpt", "openai", "sgpt", drive_sgpt,
-                      "Handler.get_completion"),
-    "litellm": Framework("litellm", "litellm", "ollama", "litellm", drive_litellm,
-                         "ollama_chat chunk_parser + stream_chunk_builder"),
+    "adk": Framework(
+        "adk",
+        "google-adk",
+        "openai",
+        "google.adk",
+        drive_adk,
+        "LiteLlm.generate_content_async(stream=True)",
+    ),
+    "smolagents": Framework(
+        "smolagents",
+        "smolagents",
+        "openai",
+        "smolagents",
+        drive_smolagents,
+        "OpenAIModel.generate_stream + agglomerate_stream_deltas",
+    ),
+    "sgpt": Framework("sgpt", "shell-gpt", "openai", "sgpt", drive_sgpt, "Handler.get_completion"),
+    "litellm": Framework(
+        "litellm",
+        "litellm",
+        "ollama",
+        "litellm",
+        drive_litellm,
+        "ollama_chat chunk_parser + stream_chunk_builder",
+    ),
 }
 """The frameworks the doctor drives, by patch name (``streamfix.install`` names)."""
 
@@ -467,16 +498,28 @@ FRAMEWORKS: dict[str, Framework] = {
 # -- the matrix --------------------------------------------------------------------------
 
 
-def _cell(framework: Framework, scenario: Scenario, stock: Outcome,
-          patched: Outcome | None, patch_error: str | None) -> Cell:
+def _cell(
+    framework: Framework,
+    scenario: Scenario,
+    stock: Outcome,
+    patched: Outcome | None,
+    patch_error: str | None,
+) -> Cell:
     stock_ok, stock_why = judge(scenario, stock)
     if patched is None:
         patched_state, patched_why = "lost", f"patch failed: {patch_error}"
     else:
         ok, patched_why = judge(scenario, patched)
         patched_state = "ok" if ok else "lost"
-    return Cell(framework.name, scenario.name, scenario.shape,
-                "ok" if stock_ok else "lost", stock_why, patched_state, patched_why)
+    return Cell(
+        framework.name,
+        scenario.name,
+        scenario.shape,
+        "ok" if stock_ok else "lost",
+        stock_why,
+        patched_state,
+        patched_why,
+    )
 
 
 def stock_and_patched(name: str, scenario: Scenario) -> tuple[Outcome, Outcome | None]:
@@ -508,8 +551,9 @@ def outcome_dict(outcome: Outcome | None) -> dict[str, Any] | None:
     }
 
 
-def run(frameworks: list[str] | None = None,
-        scenarios: dict[str, Scenario] | None = None) -> Report:
+def run(
+    frameworks: list[str] | None = None, scenarios: dict[str, Scenario] | None = None
+) -> Report:
     """Drive every scenario through every installed framework, stock and patched.
 
     Patches active before the run are put back afterwards.

@@ -29,8 +29,17 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-_HOP = {b"host", b"connection", b"keep-alive", b"transfer-encoding", b"upgrade",
-        b"proxy-connection", b"te", b"trailer", b"content-length"}
+_HOP = {
+    b"host",
+    b"connection",
+    b"keep-alive",
+    b"transfer-encoding",
+    b"upgrade",
+    b"proxy-connection",
+    b"te",
+    b"trailer",
+    b"content-length",
+}
 _STREAMED = ("text/event-stream", "application/x-ndjson")
 
 
@@ -72,16 +81,23 @@ class RecordApp:
         try:
             response = await client.send(request, stream=True)
         except Exception as error:
-            text = json.dumps({"error": {"message": f"streamfix record: upstream {url}:"
-                                                    f" {error}"}}).encode()
-            await send({"type": "http.response.start", "status": 502,
-                        "headers": [(b"content-type", b"application/json")]})
+            text = json.dumps(
+                {"error": {"message": f"streamfix record: upstream {url}: {error}"}}
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 502,
+                    "headers": [(b"content-type", b"application/json")],
+                }
+            )
             await send({"type": "http.response.body", "body": text})
             return
         try:
             out = [(k, v) for k, v in response.headers.raw if k.lower() not in _HOP]
-            await send({"type": "http.response.start", "status": response.status_code,
-                        "headers": out})
+            await send(
+                {"type": "http.response.start", "status": response.status_code, "headers": out}
+            )
             kind = response.headers.get("content-type", "").split(";")[0].strip()
             keep = kind in _STREAMED and not response.headers.get("content-encoding")
             seen = bytearray()
@@ -98,8 +114,11 @@ class RecordApp:
     def _save(self, data: bytes, kind: str, request_body: bytes) -> None:
         try:
             text = data.decode("utf-8")
-            chunks = _sse_chunks(text, "stream") if kind == _STREAMED[0] else _line_chunks(
-                text, "stream")
+            chunks = (
+                _sse_chunks(text, "stream")
+                if kind == _STREAMED[0]
+                else _line_chunks(text, "stream")
+            )
         except (UnicodeDecodeError, CaptureError):
             return
         try:

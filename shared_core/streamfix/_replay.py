@@ -46,8 +46,7 @@ class Capture:
 
     def scenario(self) -> Scenario:
         """The capture as a corpus scenario (what it must assemble to is not known)."""
-        return Scenario("capture", "capture", f"replay of {self.path}", self.dialect,
-                        self.chunks)
+        return Scenario("capture", "capture", f"replay of {self.path}", self.dialect, self.chunks)
 
 
 def _looks_ollama(chunk: dict[str, Any]) -> bool:
@@ -171,18 +170,24 @@ class Replay:
             "reasoning": message.reasoning if message else "",
             "finish_reason": message.finish_reason if message else None,
             "calls": [
-                {"id": c.id, "name": c.name, "arguments": c.parsed,
-                 "thought_signature": c.thought_signature}
+                {
+                    "id": c.id,
+                    "name": c.name,
+                    "arguments": c.parsed,
+                    "thought_signature": c.thought_signature,
+                }
                 for c in (message.tool_calls if message else [])
             ],
             "diagnostics": [
                 {"code": d.code, "detail": d.detail, "position": d.position}
                 for d in (message.diagnostics if message else [])
             ],
-            "error": None if self.error is None else {
-                "type": type(self.error).__name__, "text": str(self.error),
-                "partial_arguments": {str(k): v for k, v in
-                                      self.error.partial_arguments.items()},
+            "error": None
+            if self.error is None
+            else {
+                "type": type(self.error).__name__,
+                "text": str(self.error),
+                "partial_arguments": {str(k): v for k, v in self.error.partial_arguments.items()},
             },
         }
         if self.frameworks:

@@ -33,8 +33,7 @@ def run(argv: list[str]) -> int:
     """Run ``argv`` with the patches active; its exit status (on POSIX the command
     replaces this process, so this returns only when it cannot be started)."""
     if not argv:
-        print("streamfix run: nothing to run (streamfix run -- python app.py ...)",
-              file=sys.stderr)
+        print("streamfix run: nothing to run (streamfix run -- python app.py ...)", file=sys.stderr)
         return 2
     executable = shutil.which(argv[0])
     if executable is None:

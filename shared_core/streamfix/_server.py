@@ -79,8 +79,11 @@ class ReplayApp:
         if method == "GET" and path in ("/v1/models", "/models", "/api/tags"):
             await _json(send, 200, self._models(path))
             return
-        if method != "POST" or path not in ("/v1/chat/completions", "/chat/completions",
-                                            "/api/chat"):
+        if method != "POST" or path not in (
+            "/v1/chat/completions",
+            "/chat/completions",
+            "/api/chat",
+        ):
             await _json(send, 404, {"error": {"message": f"no route {method} {path}"}})
             return
         body = await _body(receive)
@@ -104,10 +107,13 @@ class ReplayApp:
         names = [_CAPTURE] if self.capture is not None else sorted(self.scenarios)
         if path == "/api/tags":
             return {"models": [{"name": name, "model": name} for name in names]}
-        return {"object": "list", "data": [
-            {"id": name, "object": "model", "created": 0, "owned_by": "streamfix"}
-            for name in names
-        ]}
+        return {
+            "object": "list",
+            "data": [
+                {"id": name, "object": "model", "created": 0, "owned_by": "streamfix"}
+                for name in names
+            ],
+        }
 
 
 def _streamed(body: Mapping[str, Any], dialect: Dialect) -> bool:
@@ -122,9 +128,13 @@ def _turn(scenario: Scenario, body: Mapping[str, Any]) -> Scenario:
         isinstance(m, dict) and m.get("role") == "tool" for m in messages
     ):
         return Scenario(
-            scenario.name, "text", "follow-up", scenario.dialect,
+            scenario.name,
+            "text",
+            "follow-up",
+            scenario.dialect,
             text_chunks(scenario.follow_up, scenario.dialect),
-            text=scenario.follow_up, finish_reason="stop",
+            text=scenario.follow_up,
+            finish_reason="stop",
         )
     return scenario
 
@@ -159,12 +169,24 @@ def _non_streamed(scenario: Scenario) -> tuple[int, dict[str, Any]]:
             ollama_message["tool_calls"] = [
                 {"function": {"name": c.name, "arguments": c.parsed}} for c in message.tool_calls
             ]
-        return 200, {"model": _CAPTURE, "message": ollama_message, "done": True,
-                     "done_reason": message.finish_reason or "stop"}
+        return 200, {
+            "model": _CAPTURE,
+            "message": ollama_message,
+            "done": True,
+            "done_reason": message.finish_reason or "stop",
+        }
     return 200, {
-        "id": "chatcmpl-capture", "object": "chat.completion", "created": 0, "model": _CAPTURE,
-        "choices": [{"index": 0, "message": message.to_openai_dict(),
-                     "finish_reason": message.finish_reason or "stop"}],
+        "id": "chatcmpl-capture",
+        "object": "chat.completion",
+        "created": 0,
+        "model": _CAPTURE,
+        "choices": [
+            {
+                "index": 0,
+                "message": message.to_openai_dict(),
+                "finish_reason": message.finish_reason or "stop",
+            }
+        ],
         "usage": message.usage,
     }
 
@@ -285,9 +307,14 @@ class ReplayServer(BackgroundServer):
     name = "streamfix-serve"
     app: ReplayApp
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *,
-                 capture: str | Path | None = None,
-                 scenarios: Mapping[str, Scenario] | None = None) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        capture: str | Path | None = None,
+        scenarios: Mapping[str, Scenario] | None = None,
+    ) -> None:
         app = ReplayApp(
             dict(SCENARIOS if scenarios is None else scenarios),
             load_capture(capture) if capture is not None else None,
