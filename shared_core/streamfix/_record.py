@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ._replay import CaptureError, _line_chunks, _sse_chunks
-from ._server import BackgroundServer
+from ._server import BackgroundServer, read_body
 
 __all__ = ["RecordApp", "RecordServer"]
 
@@ -66,12 +66,7 @@ class RecordApp:
             return
         if scope["type"] != "http":  # pragma: no cover
             return
-        body = b""
-        while True:
-            event = await receive()
-            body += event.get("body", b"")
-            if not event.get("more_body"):
-                break
+        body = await read_body(receive)
         url = self.upstream + scope["path"]
         if scope.get("query_string"):
             url += "?" + scope["query_string"].decode("latin-1")

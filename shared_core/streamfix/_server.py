@@ -191,13 +191,18 @@ def _non_streamed(scenario: Scenario) -> tuple[int, dict[str, Any]]:
     }
 
 
-async def _body(receive: Receive) -> dict[str, Any]:
-    data = b""
+async def read_body(receive: Receive) -> bytes:
+    """The whole request body of an ASGI ``http`` scope."""
+    parts = []
     while True:
         event = await receive()
-        data += event.get("body", b"")
+        parts.append(event.get("body", b""))
         if not event.get("more_body"):
-            break
+            return b"".join(parts)
+
+
+async def _body(receive: Receive) -> dict[str, Any]:
+    data = await read_body(receive)
     try:
         parsed = json.loads(data or b"{}")
     except ValueError:
