@@ -28,6 +28,7 @@ from ._types import (
     ToolCall,
     ToolCallCompleted,
     ToolCallStarted,
+    ToolCallUpdated,
     UsageReported,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "ToolCallAssembler",
     "ToolCallCompleted",
     "ToolCallStarted",
+    "ToolCallUpdated",
     "TruncatedToolCallError",
     "UsageReported",
     "aassemble",

@@ -40,6 +40,7 @@ from ._types import (
     ToolCall,
     ToolCallCompleted,
     ToolCallStarted,
+    ToolCallUpdated,
     UsageReported,
 )
 
@@ -65,6 +66,7 @@ class CallState:
     __slots__ = (
         "announced",
         "extras",
+        "follow_on",
         "follow_ons",
         "id",
         "name",
@@ -91,6 +93,7 @@ class CallState:
         self.size = 0
         self.origin: CallState | None = None  # B4: the call this one's value followed
         self.follow_ons = 0  # B4: how many follow-on calls this one has had
+        self.follow_on = 0  # B4: which follow-on of its origin this call is
         self.announced = False  # ToolCallCompleted was emitted
 
     def scan(self) -> JsonScanner:
@@ -328,7 +331,10 @@ class ToolCallAssembler:
         elif action is Action.FOLLOW_ON and call is not None:
             self._open(state, fragment, events, follows=call)
         elif action is Action.SIGN and call is not None:
-            call.signature = fragment.signature
+            if fragment.signature != call.signature:
+                call.signature = fragment.signature
+                if events is not None:
+                    self._updated(state, call, events)
         elif action is Action.HOLD:
             state.held_signatures[fragment.call_index] = fragment.signature or ""
         elif action is Action.DUPLICATE and call is not None:
@@ -351,21 +357,35 @@ class ToolCallAssembler:
             origin = follows.origin or follows
             origin.follow_ons += 1
             call.origin = origin
+            call.follow_on = origin.follow_ons
             call.name = origin.name  # its id is derived when the message is built
         held = state.held_signatures.pop(fragment.call_index, None)
         if held:
             call.signature = held  # F3: a signature sent before its call
+        self._merge_fields(state, call, fragment)
         if events is not None:
-            call_id = fragment.id
-            if call.origin is not None:
-                call_id = _derived_id(call.origin.id, call.origin.follow_ons)
-            name = fragment.name or call.name
-            events.append(ToolCallStarted(call.position, call_id, name, state.number))
-        self._merge(state, call, fragment, events)
+            events.append(
+                ToolCallStarted(
+                    call.position, _event_id(call), call.name, state.number, call.signature
+                )
+            )
+        if fragment.arguments:
+            self._add_arguments(state, call, fragment.arguments, events)
 
     def _merge(
         self, state: ChoiceState, call: CallState, f: Fragment, events: list[Event] | None
     ) -> None:
+        if events is None:
+            self._merge_fields(state, call, f)
+        else:
+            before = (call.id, call.name, call.signature)
+            self._merge_fields(state, call, f)
+            if (call.id, call.name, call.signature) != before:
+                self._updated(state, call, events)
+        if f.arguments:
+            self._add_arguments(state, call, f.arguments, events)
+
+    def _merge_fields(self, state: ChoiceState, call: CallState, f: Fragment) -> None:
         if f.call_index is not None:
             state.by_index[f.call_index] = call
         if f.id is not None and call.id is None:
@@ -377,8 +397,12 @@ class ToolCallAssembler:
             call.signature = f.signature
         if f.extras:
             call.extras.update(f.extras)
-        if f.arguments:
-            self._add_arguments(state, call, f.arguments, events)
+
+    @staticmethod
+    def _updated(state: ChoiceState, call: CallState, events: list[Event]) -> None:
+        events.append(
+            ToolCallUpdated(call.position, _event_id(call), call.name, call.signature, state.number)
+        )
 
     def _merge_name(self, call: CallState, name: str) -> None:
         """C1 (repeated name), C2 (name in pieces), C3 (name arriving late).
@@ -569,6 +593,13 @@ def _cumulative(parts: list[str]) -> tuple[str, dict[str, Any]] | None:
     except (ValueError, RecursionError):
         return None
     return (raw, parsed) if isinstance(parsed, dict) else None
+
+
+def _event_id(call: CallState) -> str | None:
+    """The id events report for a call: a B4 follow-on's is derived from its origin's."""
+    if call.origin is None:
+        return call.id
+    return _derived_id(call.origin.id, call.follow_on)
 
 
 def _derived_id(call_id: str | None, n: int) -> str | None:

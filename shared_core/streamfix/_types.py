@@ -113,6 +113,20 @@ class ToolCallStarted:
     id: str | None
     name: str | None
     choice: int = 0
+    thought_signature: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallUpdated:
+    """The id, name or thought signature of an open call changed: a name sent in pieces
+    or late (wire-shapes C2, C3), an id sent after the first fragment, a signature on a
+    later fragment or on its own (F2). Carries the call's current values."""
+
+    position: int
+    id: str | None
+    name: str | None
+    thought_signature: str | None
+    choice: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +165,7 @@ Event = (
     TextDelta
     | ReasoningDelta
     | ToolCallStarted
+    | ToolCallUpdated
     | ArgumentsDelta
     | ToolCallCompleted
     | UsageReported

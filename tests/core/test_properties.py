@@ -39,6 +39,7 @@ from streamfix import (
     ToolCallAssembler,
     ToolCallCompleted,
     ToolCallStarted,
+    ToolCallUpdated,
     UsageReported,
 )
 
@@ -126,6 +127,15 @@ def assert_events(events: list[Any], s: Streamed) -> None:
     started = [(i, e) for i, e in enumerate(events) if isinstance(e, ToolCallStarted)]
     assert [e.position for _, e in started] == list(range(len(resp.calls)))
     assert [(e.id, e.name) for _, e in started] == [(c.id, c.name) for c in resp.calls]
+    # Started, then every Updated, leave each call's id, name and signature as built
+    current: dict[int, tuple[Any, ...]] = {}
+    for e in events:
+        if isinstance(e, (ToolCallStarted, ToolCallUpdated)):
+            assert isinstance(e, ToolCallUpdated) or e.position not in current
+            current[e.position] = (e.id, e.name, e.thought_signature)
+    assert [current[pos] for pos in range(len(resp.calls))] == [
+        (c.id, c.name, c.signature) for c in resp.calls
+    ]
     completed: dict[int, ToolCallCompleted] = {}
     for e in events:
         if isinstance(e, ToolCallCompleted):

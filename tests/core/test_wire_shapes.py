@@ -28,6 +28,7 @@ from streamfix import (
     TextDelta,
     ToolCallCompleted,
     ToolCallStarted,
+    ToolCallUpdated,
     TruncatedToolCallError,
     UsageReported,
 )
@@ -892,6 +893,52 @@ def test_events_order_for_two_calls(kind: Kind) -> None:
     usage = [e for e in events if isinstance(e, UsageReported)]
     assert len(usage) == 1
     assert {k: usage[0].usage[k] for k in USAGE} == USAGE
+
+
+def _identity_events(events: list[Any]) -> list[Any]:
+    return [e for e in events if isinstance(e, (ToolCallStarted, ToolCallUpdated))]
+
+
+def test_events_updated_when_name_arrives_in_pieces_or_late(kind: Kind) -> None:
+    """C2, C3: ``ToolCallUpdated`` carries the call's whole name as it grows."""
+    pieces = [
+        role(),
+        chunk(tool_delta(tc(0, "call_1", "edit_ex", ""))),
+        chunk(tool_delta(tc(0, "-", "isting_file", '{"a": 1}'))),
+        chunk(tool_delta(tc(1, "call_2", "-", '{"q":'))),
+        chunk(tool_delta(tc(1, "-", "search", ' "x",'))),
+        chunk(tool_delta(tc(1, "-", "search", ' "n": 2}'))),  # C1: a repeat changes nothing
+    ]
+    _, events = feed_all(kind(pieces))
+    assert _identity_events(events) == [
+        ToolCallStarted(0, "call_1", "edit_ex"),
+        ToolCallUpdated(0, "call_1", "edit_existing_file", None),
+        ToolCallStarted(1, "call_2", None),
+        ToolCallUpdated(1, "call_2", "search", None),
+    ]
+
+
+def test_events_updated_for_late_id_and_signatures(kind: Kind) -> None:
+    """An id after the first fragment, a signature on its own after the call (F2) and
+    one held for a call not yet open (F3, reported on ``ToolCallStarted``)."""
+    bodies = [
+        role(),
+        chunk(tool_delta(tc(0, "-", "get_weather", '{"city": '))),
+        chunk(tool_delta(tc(0, "call_1", "-", '"Paris"}'))),
+        _sig_only(0, SIG),
+        _sig_only(0, SIG),  # the same signature again: nothing new
+        _sig_only(1, SIG_B),
+        *frags(1, ['{"tz": "UTC"}'], "call_2", "get_time"),
+    ]
+    asm, events = feed_all(kind(bodies))
+    assert _identity_events(events) == [
+        ToolCallStarted(0, None, "get_weather"),
+        ToolCallUpdated(0, "call_1", "get_weather", None),
+        ToolCallUpdated(0, "call_1", "get_weather", SIG),
+        ToolCallStarted(1, "call_2", "get_time", thought_signature=SIG_B),
+    ]
+    assert [(c.id, c.thought_signature) for c in asm.finish().tool_calls] == [
+        ("call_1", SIG), ("call_2", SIG_B)]
 
 
 def test_events_arguments_delta_partial_grows(kind: Kind) -> None:
