@@ -29,6 +29,7 @@ __all__ = [
 
 _new = tuple.__new__
 _STANDARD_CALL_KEYS = frozenset(("index", "id", "type", "function"))
+_STANDARD_FUNCTION_KEYS = frozenset(("name", "arguments"))
 _BARE_FUNCTION_KEYS = frozenset(("name", "arguments"))
 _THOUGHT_SEPARATOR = "__thought__"
 _SIGNATURE_VENDORS = ("google", "vertex")
@@ -113,6 +114,8 @@ def bare_object_arguments(chunk: Any) -> tuple[int, int, str] | None:
         and function.get("name") is None
         and len(call_fields) <= len(_STANDARD_CALL_KEYS)  # no provider extras
         and _STANDARD_CALL_KEYS.issuperset(call_fields)
+        and len(function) <= len(_STANDARD_FUNCTION_KEYS)  # none on the function either
+        and _STANDARD_FUNCTION_KEYS.issuperset(function)
         and choice_fields.get("finish_reason") is None
         and fields.get("usage") is None
         and fields.get("error") is None

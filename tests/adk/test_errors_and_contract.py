@@ -162,25 +162,6 @@ def test_partial_text_streams_live_around_tool_calls() -> None:
     assert texts == ["Checking ", "now."]
 
 
-def test_partial_function_call_events_once_per_call() -> None:
-    """google-adk 2.9+ streams partial function-call events; through the fix they come
-    once per assembled call (at the end of the stream), not once per fragment.
-    Older versions stream none, stock or patched."""
-    chunks = [
-        chunk(tc(0, "c1", "f", '{"city":')),
-        chunk(tc(0, None, None, '"Paris"}')),
-        chunk(tc(1, "c2", "g", '{"tz":"CET"}')),
-        chunk(finish="tool_calls"),
-    ]
-    partial_calls = [
-        p["call"] for parts in _partials(run(StreamFixLiteLlm, chunks)) for p in parts if p["call"]
-    ]
-    if ADK_FIXED_UPSTREAM:
-        assert [(call[0], call[1]) for call in partial_calls] == [("c1", "f"), ("c2", "g")]
-    else:
-        assert partial_calls == []
-
-
 def test_non_streamed_calls_unchanged() -> None:
     response = model_response(content="Hi.", calls=[("c1", "f", F_ARGS, None)])
     stock = [summary(r) for r in run(LiteLlm, response, stream=False)]

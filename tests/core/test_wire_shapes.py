@@ -797,6 +797,29 @@ def test_f1_thought_signature_in_function_provider_specific_fields(kind: Kind) -
     _f1(kind, "function.provider_specific_fields")
 
 
+def _signature_on_arguments(kind: Kind, source: str) -> None:
+    _, extra = _sig_fields(source, SIG)
+    bodies = [
+        role(),
+        chunk(tool_delta(tc(0, "call_1", "get_weather", '{"city": '))),
+        chunk(tool_delta(tc(0, "-", "-", '"Paris"}', **extra))),
+        chunk(None, finish_reason="tool_calls"),
+    ]
+    assert calls(run(kind, bodies)) == [(0, "call_1", "get_weather", {"city": "Paris"}, SIG)]
+
+
+@pytest.mark.parametrize("source", [s for s in F1_SOURCES if s != "id"])
+def test_f1_thought_signature_on_an_arguments_only_delta(kind: Kind, source: str) -> None:
+    """The signature rides on a fragment that otherwise only continues the arguments (the
+    fast path for such fragments must see it)."""
+    _signature_on_arguments(kind, source)
+
+
+@DICT_AND_OPENAI  # litellm's Function cannot carry this placement (see above)
+def test_f1_function_signature_on_an_arguments_only_delta(kind: Kind) -> None:
+    _signature_on_arguments(kind, "function.provider_specific_fields")
+
+
 def _sig_only(index: int, sig: str) -> dict[str, Any]:
     return chunk(tool_delta(tc(index, extra_content={"google": {"thought_signature": sig}})))
 

@@ -2,17 +2,25 @@
 
 The shim does not copy ADK's request preparation or response building. For a streamed
 call it runs ADK's own ``generate_content_async`` on a copy of the model whose
-``llm_client`` hands ADK a *canonical* stream:
+``llm_client`` hands ADK a *canonical* stream: every provider chunk goes through
+:class:`streamfix.ToolCallAssembler`; text, reasoning, usage and grounding are passed on
+to ADK as they arrive, and the finish reason is held until the stream has ended. The
+tool calls go on in one of two ways:
 
-* every provider chunk goes through :class:`streamfix.ToolCallAssembler`;
-* text, reasoning, usage and grounding are passed on to ADK as they arrive (so ADK's
-  partial text and reasoning responses stream as today), with the tool-call fragments
-  and the finish reason taken out;
-* when the provider's stream ends, the assembled calls are sent as complete calls, one
-  per chunk (unique index, id, name, complete arguments, the thought signature in
-  ``extra_content.google.thought_signature``), then one chunk with the finish reason.
+* google-adk 2.10+ streams a partial function-call response per tool-call fragment.
+  There each fragment goes on live, rewritten as the assembler routed it: index = the
+  call's position, id and name on its first fragment, then its argument text (a chunk
+  that already says exactly that is passed on as it is). When the stream ends and the
+  assembled calls are what ADK was sent, the held finish reason lets ADK finalize them
+  itself. When they are not (the assembler split, de-duplicated, repaired or dropped
+  something only the end could tell), ADK's final responses of that pass are dropped and
+  ADK's own stream loop is run once more, over the canonical stream of the second kind.
+* Older versions stream no partial function-call responses: each assembled call is sent
+  once the stream has ended, as one complete chunk (unique index, id, name, complete
+  arguments, the thought signature in ``extra_content.google.thought_signature``), then
+  one chunk with the finish reason.
 
-ADK then builds every ``LlmResponse`` itself, so the final ``partial=False`` response is
+ADK thus builds every ``LlmResponse`` itself, so the final ``partial=False`` response is
 the one its non-streamed path builds for the same message. What ADK's stream loop cannot
 do on some versions is done here, each part small and named:
 
@@ -42,6 +50,8 @@ from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 
 import streamfix
 
+from ._patch import adk_version
+
 __all__ = ["StreamFixLiteLlm", "fixed_generate_content_async"]
 
 logger = logging.getLogger("streamfix.adk")
@@ -56,15 +66,24 @@ _FAILURE_ERRORS = (
 )
 
 
+#: google-adk 2.10+ yields a partial function-call response per tool-call fragment.
+LIVE_CALLS = adk_version() >= (2, 10)
+
+
 @dataclass
 class _StreamState:
     """What the canonical stream learned, read back after ADK's loop."""
 
+    tools: list[str] | None
+    live: bool = LIVE_CALLS
     message: streamfix.AssembledMessage | None = None
     failure: streamfix.StreamFixError | None = None
     finish_reason: str | None = None
     model: str | None = None
-    tools: list[str] | None = field(default=None)
+    #: live only: the chunks without their calls, kept for a second pass
+    passed: list[Any] = field(default_factory=list)
+    #: live only: the canonical stream ADK's loop must run again to build the finals
+    second_pass: list[Any] | None = None
 
 
 class _AssemblingClient(LiteLLMClient):  # type: ignore[misc]
@@ -84,31 +103,227 @@ class _AssemblingClient(LiteLLMClient):  # type: ignore[misc]
         return self._inner.completion(*args, **kwargs)
 
 
+class _ReplayClient(LiteLLMClient):  # type: ignore[misc]
+    """The second pass's ``LiteLLMClient``: the canonical stream, already known."""
+
+    def __init__(self, chunks: list[Any]) -> None:
+        self._chunks = chunks
+
+    async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
+        return _replay(self._chunks)
+
+    def completion(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError("the second pass only streams")
+
+
+async def _replay(chunks: list[Any]) -> AsyncGenerator[Any, None]:
+    for chunk in chunks:
+        yield chunk
+
+
 async def _canonical_stream(
     chunks: AsyncIterator[Any], state: _StreamState
 ) -> AsyncGenerator[Any, None]:
     """The provider's stream as ADK should have seen it (see the module docstring)."""
     assembler = streamfix.ToolCallAssembler(state.tools)
+    live = _LiveCalls() if state.live else None
     async for chunk in chunks:
-        assembler.feed(chunk)  # a ProviderStreamError propagates through ADK's loop
+        events = assembler.feed(chunk)  # a ProviderStreamError propagates through ADK's loop
         state.model = getattr(chunk, "model", None) or state.model
-        passed = _pass_through(chunk)
+        passed = _pass_through(chunk) if live is None else live.forward(chunk, events, state)
         if passed is not None:
             yield passed
+    for chunk in _ending(assembler, state, live):
+        yield chunk
+
+
+def _ending(
+    assembler: streamfix.ToolCallAssembler, state: _StreamState, live: _LiveCalls | None
+) -> list[Any]:
+    """What ADK gets once the provider's stream has ended (see the module docstring)."""
     try:
         message = assembler.finish()
     except _FAILURE_ERRORS as error:
-        # ADK finalizes the text and reasoning already passed on; the error response
-        # for the calls is added after ADK's loop (fixed_generate_content_async).
+        # ADK finalizes the text and reasoning passed on; the error response for the
+        # calls is added after ADK's loop (fixed_generate_content_async).
         state.failure = error
         state.finish_reason = error.message.finish_reason if error.message else None
-        return
+        if live is not None and live.sent:
+            state.second_pass = state.passed
+        return []
     state.message = message
     state.finish_reason = message.finish_reason
-    for call in message.tool_calls:
-        yield _call_chunk(call, state.model)
-    if message.finish_reason:
-        yield _chunk(state.model, Delta(), message.finish_reason)
+    finish = [_chunk(state.model, Delta(), message.finish_reason)] if message.finish_reason else []
+    if live is not None and live.sent_exactly(message.tool_calls):
+        return finish  # ADK finalizes the calls it was sent
+    complete = [*(_call_chunk(call, state.model) for call in message.tool_calls), *finish]
+    if live is None:
+        return complete
+    state.second_pass = [*state.passed, *complete]
+    return []
+
+
+@dataclass
+class _Sent:
+    """What ADK has been sent of one call (live forwarding)."""
+
+    id: str | None
+    name: str
+    arguments: list[str]
+    signature: str | None
+    open: bool = True
+    faithful: bool = True  # False once a change could not be sent
+
+
+class _LiveCalls:
+    """Turns the assembler's events into canonical tool-call fragments for ADK.
+
+    A fragment is sent for a call only while its arguments are open: ADK's loop would
+    take anything after that for a new call. What cannot be sent (a name replaced, an id
+    or name after the arguments closed) marks the call unfaithful; so does a signature
+    that changes after the first fragment. The end of the stream then runs ADK's loop
+    a second time over complete calls.
+    """
+
+    def __init__(self) -> None:
+        self.sent: list[_Sent] = []
+
+    def forward(self, chunk: Any, events: list[streamfix.Event], state: _StreamState) -> Any:
+        """What ADK gets for ``chunk``: the chunk itself if it is nothing but canonical
+        tool-call fragments, else the chunk without calls (kept for a second pass) with
+        canonical ones added."""
+        entries = self._entries(events)
+        if len(entries) == 1 and _already_canonical(chunk, entries[0]):
+            return chunk
+        passed = _pass_through(chunk)
+        if passed is not None:
+            state.passed.append(passed)
+        if not entries:
+            return passed
+        calls = Delta(role="assistant", tool_calls=entries).tool_calls
+        if passed is None:
+            return _chunk(state.model, Delta(role="assistant", tool_calls=calls))
+        if passed.choices:
+            delta = passed.choices[0].delta.model_copy()
+            delta.tool_calls = calls
+        else:
+            delta = Delta(role="assistant", tool_calls=calls)
+        passed.choices = [StreamingChoices(index=0, delta=delta, finish_reason=None)]
+        return passed
+
+    def _entries(self, events: list[streamfix.Event]) -> list[dict[str, Any]]:
+        entries: dict[int, dict[str, Any]] = {}
+        for event in events:
+            if isinstance(event, streamfix.ArgumentsDelta):
+                if event.choice == 0:
+                    self._arguments(event, entries)
+            elif isinstance(event, streamfix.ToolCallStarted):
+                if event.choice == 0:
+                    self._started(event, entries)
+            elif isinstance(event, streamfix.ToolCallUpdated):
+                if event.choice == 0:
+                    self._updated(event, entries)
+            elif isinstance(event, streamfix.ToolCallCompleted) and event.choice == 0:
+                self.sent[event.position].open = False
+        return list(entries.values())
+
+    def _started(self, event: streamfix.ToolCallStarted, entries: dict[int, Any]) -> None:
+        name = event.name or ""
+        self.sent.append(_Sent(event.id, name, [], event.thought_signature))
+        entry = _entry(entries, event.position)
+        entry["id"] = event.id
+        entry["type"] = "function"
+        entry["function"]["name"] = name
+        entry["function"]["arguments"] = ""
+        if event.thought_signature:
+            entry["extra_content"] = {"google": {"thought_signature": event.thought_signature}}
+
+    def _arguments(self, event: streamfix.ArgumentsDelta, entries: dict[int, Any]) -> None:
+        sent = self.sent[event.position]
+        if not sent.open:
+            sent.faithful = False
+            return
+        sent.arguments.append(event.delta)
+        function = _entry(entries, event.position)["function"]
+        function["arguments"] = function.get("arguments", "") + event.delta
+
+    def _updated(self, event: streamfix.ToolCallUpdated, entries: dict[int, Any]) -> None:
+        sent = self.sent[event.position]
+        name = event.name or ""
+        if sent.signature is not None and event.thought_signature != sent.signature:
+            sent.faithful = False  # a signature sent, then replaced
+        if not sent.open or not name.startswith(sent.name):
+            sent.faithful = sent.faithful and (event.id, name) == (sent.id, sent.name)
+            return
+        entry = _entry(entries, event.position)
+        if event.id != sent.id:
+            entry["id"] = sent.id = event.id
+        if name != sent.name:
+            function = entry["function"]
+            function["name"] = function.get("name", "") + name[len(sent.name) :]
+            sent.name = name
+
+    def sent_exactly(self, calls: list[streamfix.ToolCall]) -> bool:
+        """Whether ADK was sent exactly ``calls`` (signatures: none or the same)."""
+        if len(calls) != len(self.sent):
+            return False
+        return all(
+            sent.faithful
+            and (sent.id, sent.name) == (call.id, call.name)
+            and sent.signature in (None, call.thought_signature)
+            and "".join(sent.arguments) == call.arguments
+            for sent, call in zip(self.sent, calls, strict=True)
+        )
+
+
+def _entry(entries: dict[int, Any], position: int) -> dict[str, Any]:
+    entry = entries.get(position)
+    if entry is None:
+        entry = entries[position] = {"index": position, "function": {}}
+    return entry
+
+
+def _already_canonical(chunk: Any, entry: dict[str, Any]) -> bool:
+    """Whether ``chunk`` carries nothing but one tool-call fragment saying just ``entry``
+    (most chunks: more argument text for the call at the same index).
+
+    Runs once per chunk: litellm's objects are read through their field dicts."""
+    if type(chunk) is not ModelResponseStream or len(chunk.choices) != 1:
+        return False
+    top = chunk.__pydantic_extra__ or {}
+    choice = _fields(chunk.choices[0])
+    delta = choice.get("delta")
+    if (
+        top.get("usage")
+        or top.get(_GROUNDING)
+        or choice.get("index")
+        or choice.get("finish_reason")
+        or delta is None
+    ):
+        return False
+    others = _fields(delta)
+    calls = others.pop("tool_calls", None)
+    others.pop("role", None)
+    if not calls or len(calls) != 1 or any(others.values()):
+        return False
+    call = calls[0]
+    function = call.__dict__.get("function")
+    wanted = entry["function"]
+    return bool(
+        function is not None
+        and not call.__pydantic_extra__
+        and not function.__pydantic_extra__
+        and call.index == entry["index"]
+        and call.id == entry.get("id")
+        and (function.name or "") == wanted.get("name", "")
+        and (function.arguments or "") == wanted.get("arguments", "")
+        and "extra_content" not in entry
+    )
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    """A litellm pydantic object's fields, declared and extra, as one new dict."""
+    return {**obj.__dict__, **(obj.__pydantic_extra__ or {})}
 
 
 def _pass_through(chunk: Any) -> Any:
@@ -129,7 +344,7 @@ def _pass_through(chunk: Any) -> Any:
     if not keep_delta and not (_field(chunk, "usage") or _field(chunk, _GROUNDING)):
         return None
     copy = chunk.model_copy()
-    if keep_delta:
+    if keep_delta and delta is not None:
         delta = delta.model_copy()
         delta.tool_calls = None
         copy.choices = [StreamingChoices(index=0, delta=delta, finish_reason=None)]
@@ -245,19 +460,39 @@ async def fixed_generate_content_async(
         return
     state = _StreamState(tools=_declared_tools(llm_request))
     model = self.model_copy(update={"llm_client": _AssemblingClient(self.llm_client, state)})
-    usage_reported = False
+    finals: list[LlmResponse] = []
     async for response in _STOCK_GENERATE(model, llm_request, stream=True):
-        if state.failure is not None and not response.partial and _is_empty(response):
+        if response.partial:
+            yield response
+        else:
+            finals.append(response)  # held: the end of the stream decides which stand
+    if state.second_pass is not None:  # ADK finalized calls other than the assembled ones
+        replay = self.model_copy(update={"llm_client": _ReplayClient(state.second_pass)})
+        finals = [
+            response
+            async for response in _STOCK_GENERATE(replay, llm_request, stream=True)
+            if not response.partial
+        ]
+    for response in _settled(finals, state):
+        yield response
+
+
+def _settled(finals: list[LlmResponse], state: _StreamState) -> list[LlmResponse]:
+    """ADK's final responses with the signatures it lost put back, and ADK's error
+    response for calls that cannot be run."""
+    settled = []
+    for response in finals:
+        if state.failure is not None and _is_empty(response):
             continue  # ADK's empty end-of-stream response: the error response replaces it
         if state.message is not None:
             _restore_signatures(response, state.message)
-        usage_reported = usage_reported or response.usage_metadata is not None
-        yield response
+        settled.append(response)
     if state.failure is not None:
         failure = _failure_response(state)
-        if usage_reported:  # on ADK's text response already: not counted twice
-            failure.usage_metadata = None
-        yield failure
+        if any(response.usage_metadata for response in settled):
+            failure.usage_metadata = None  # on ADK's text response already: counted once
+        settled.append(failure)
+    return settled
 
 
 def _is_empty(response: LlmResponse) -> bool:

@@ -28,14 +28,20 @@ def available() -> bool:
     )
 
 
-def _check_version() -> None:
+def adk_version() -> tuple[int, ...]:
+    """The installed google-adk's (major, minor)."""
     try:
         found = version("google-adk")
     except PackageNotFoundError as error:  # pragma: no cover - available() said yes
         raise RuntimeError("streamfix adk: google-adk is not installed") from error
-    numbers = tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
+    return tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
+
+
+def _check_version() -> None:
+    numbers = adk_version()
     low, high = SUPPORTED
     if not low <= numbers < high:
+        found = version("google-adk")
         raise RuntimeError(
             f"streamfix adk: google-adk {found} is not supported"
             f" (supported: >={low[0]}.{low[1]}, <{high[0]})"
