@@ -12,6 +12,10 @@ characters of argument text each), ``finish_reason="tool_calls"`` on a last empt
 then a usage chunk. The final ``partial=False`` responses of both classes must be equal
 (calls, ids, arguments, text, finish reason, usage); a difference is reported as WRONG.
 
+On google-adk 2.10+ both classes yield a partial function-call response per fragment (the
+fix forwards each fragment live, as the assembler routed it, and ADK builds the response
+itself), so both times include ADK's own per-fragment work; older versions yield none.
+
 Times are the best of ``--repeat`` runs (``time.perf_counter``, gc disabled during a run).
 
 Usage::

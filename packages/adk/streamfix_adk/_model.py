@@ -189,12 +189,17 @@ class _LiveCalls:
         self.sent: list[_Sent] = []
 
     def forward(self, chunk: Any, events: list[streamfix.Event], state: _StreamState) -> Any:
-        """What ADK gets for ``chunk``: the chunk itself if it is nothing but canonical
-        tool-call fragments, else the chunk without calls (kept for a second pass) with
-        canonical ones added."""
+        """What ADK gets for ``chunk``: the chunk itself if it only continues the
+        arguments of an open call at the same index, else the chunk without calls (kept
+        for a second pass) with canonical tool-call fragments added."""
+        more = _more_arguments(events)
+        if more is not None:
+            sent = self.sent[more.position]
+            if sent.open and _continues(chunk, more.position, more.delta):
+                sent.arguments.append(more.delta)
+                sent.open = len(events) == 1
+                return chunk
         entries = self._entries(events)
-        if len(entries) == 1 and _already_canonical(chunk, entries[0]):
-            return chunk
         passed = _pass_through(chunk)
         if passed is not None:
             state.passed.append(passed)
@@ -283,47 +288,38 @@ def _entry(entries: dict[int, Any], position: int) -> dict[str, Any]:
     return entry
 
 
-def _already_canonical(chunk: Any, entry: dict[str, Any]) -> bool:
-    """Whether ``chunk`` carries nothing but one tool-call fragment saying just ``entry``
-    (most chunks: more argument text for the call at the same index).
+def _more_arguments(events: list[streamfix.Event]) -> streamfix.ArgumentsDelta | None:
+    """The one event if ``events`` only add argument text to one call of the first
+    choice (and perhaps complete it)."""
+    first = events[0] if events else None
+    if (
+        type(first) is streamfix.ArgumentsDelta
+        and not first.choice
+        and (len(events) == 1 or (len(events) == 2 and type(events[1]) is _COMPLETED))
+    ):
+        return first
+    return None
 
-    Runs once per chunk: litellm's objects are read through their field dicts."""
+
+_COMPLETED = streamfix.ToolCallCompleted
+
+
+def _continues(chunk: Any, index: int, text: str) -> bool:
+    """Whether ``chunk`` is one tool-call fragment with nothing but the argument text
+    ``text`` for the call at wire index ``index`` (most chunks of a stream). Runs once
+    per chunk: litellm's objects are read through their field dicts."""
     if type(chunk) is not ModelResponseStream or len(chunk.choices) != 1:
         return False
-    top = chunk.__pydantic_extra__ or {}
-    choice = _fields(chunk.choices[0])
-    delta = choice.get("delta")
-    if (
-        top.get("usage")
-        or top.get(_GROUNDING)
-        or choice.get("index")
-        or choice.get("finish_reason")
-        or delta is None
-    ):
+    choice = chunk.choices[0]
+    delta = _field(choice, "delta")
+    if delta is None or _field(choice, "finish_reason") or _field(chunk, _GROUNDING):
         return False
-    others = _fields(delta)
-    calls = others.pop("tool_calls", None)
-    others.pop("role", None)
-    if not calls or len(calls) != 1 or any(others.values()):
+    calls = _field(delta, "tool_calls")
+    if not calls or len(calls) != 1 or _field(delta, "thinking_blocks"):
         return False
     call = calls[0]
-    function = call.__dict__.get("function")
-    wanted = entry["function"]
-    return bool(
-        function is not None
-        and not call.__pydantic_extra__
-        and not function.__pydantic_extra__
-        and call.index == entry["index"]
-        and call.id == entry.get("id")
-        and (function.name or "") == wanted.get("name", "")
-        and (function.arguments or "") == wanted.get("arguments", "")
-        and "extra_content" not in entry
-    )
-
-
-def _fields(obj: Any) -> dict[str, Any]:
-    """A litellm pydantic object's fields, declared and extra, as one new dict."""
-    return {**obj.__dict__, **(obj.__pydantic_extra__ or {})}
+    function = call.function
+    return bool(call.index == index and not function.name and function.arguments == text)
 
 
 def _pass_through(chunk: Any) -> Any:
