@@ -201,6 +201,9 @@ def text_chunks(text: str, dialect: Dialect, pieces: int = 3) -> tuple[dict[str,
 
 _WEATHER = {"city": "Paris"}
 _TIME = {"zone": "Europe/Paris"}
+# Thought signatures are base64, as Gemini sends them (ADK decodes them to bytes).
+_SIG_A = "c2lnbmF0dXJlLW9mLWNhbGxfYQ=="
+_SIG_B = "c2lnbmF0dXJlLW9mLWNhbGxfYg=="
 _D3 = {"text": 'caf\u00e9 "quoted" \\ back\r\nnew \U0001f600 \u4e2d'}
 
 
@@ -394,7 +397,7 @@ def _openai_scenarios() -> list[Scenario]:
                             "call_a",
                             "get_weather",
                             w,
-                            extra_content={"google": {"thought_signature": "sig-A"}},
+                            extra_content={"google": {"thought_signature": _SIG_A}},
                         )
                     )
                 ),
@@ -405,7 +408,7 @@ def _openai_scenarios() -> list[Scenario]:
                             "call_b",
                             "get_time",
                             t,
-                            extra_content={"google": {"thought_signature": "sig-B"}},
+                            extra_content={"google": {"thought_signature": _SIG_B}},
                         )
                     )
                 ),
@@ -415,7 +418,7 @@ def _openai_scenarios() -> list[Scenario]:
                 {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
                 {"id": "call_b", "name": "get_time", "arguments": _TIME},
             ),
-            signatures=("sig-A", "sig-B"),
+            signatures=(_SIG_A, _SIG_B),
         ),
         Scenario(
             "f2-late-signature",
@@ -426,14 +429,14 @@ def _openai_scenarios() -> list[Scenario]:
                 _role(),
                 _chunk(_calls(_tc(0, "call_a", "get_weather", w))),
                 _chunk(_calls(_tc(1, "call_b", "get_time", t))),
-                _chunk(_calls(_tc(0, extra_content={"google": {"thought_signature": "sig-A"}}))),
+                _chunk(_calls(_tc(0, extra_content={"google": {"thought_signature": _SIG_A}}))),
                 _chunk({}, "tool_calls"),
             ),
             calls=(
                 {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
                 {"id": "call_b", "name": "get_time", "arguments": _TIME},
             ),
-            signatures=("sig-A", None),
+            signatures=(_SIG_A, None),
         ),
     ]
 

@@ -20,6 +20,7 @@ COMPLETE = sorted(n for n, s in OPENAI.items() if s.error is None and not s.trun
 # litellm's openai/ stream drops a signature-only delta (see the test below).
 LITELLM_DROPS = {"f2-late-signature"}
 OOM = streamfix.scenarios("ollama")["ollama-oom-error"].error
+SIG_A = OPENAI["f2-late-signature"].signatures[0]
 assert OOM is not None
 
 
@@ -90,7 +91,7 @@ def test_openai_provider_drops_a_signature_only_delta(streamfix_server: ReplaySe
     streamed = streamfix.assemble(_stream("openai/f2-late-signature", base))
     whole = _whole("openai/f2-late-signature", base).choices[0]
     assert [c.thought_signature for c in streamed.tool_calls] == [None, None]
-    assert [s for *_, s in _litellm_calls(whole.message, True)] == ["sig-A", None]
+    assert [s for *_, s in _litellm_calls(whole.message, True)] == [SIG_A, None]
 
 
 def test_openai_provider_patched_keeps_a_signature_only_delta(
@@ -110,7 +111,7 @@ def test_openai_provider_patched_keeps_a_signature_only_delta(
     assert (
         [c.thought_signature for c in streamed.tool_calls]
         == [s for *_, s in _litellm_calls(whole.message, True)]
-        == ["sig-A", None]
+        == [SIG_A, None]
     )
 
 

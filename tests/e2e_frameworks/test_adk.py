@@ -30,13 +30,12 @@ STOCK_KEEPS_STREAMED_SIGNATURES = ADK >= (2, 9)
 
 SCENARIOS = streamfix.scenarios()
 # The scenarios whose calls are get_weather/get_time, by the provider prefix that meets
-# them. Not f1/f2: their signatures ("sig-A") are not base64, which ADK drops streamed or
-# not (a1-signature carries a base64 one); and litellm's openai/ stream drops f2's
-# signature-only delta before ADK (or a patch of ADK) sees it (tests/e2e/test_litellm.py).
+# them. Not f2: litellm's openai/ stream drops its signature-only delta before ADK (or a
+# patch of ADK) sees it (tests/e2e/test_litellm.py).
 OPENAI_CASES = ["a1-one-chunk", "a1-signature", "b1-interleaved", "b2-same-index",
-                "b3-same-index", "b6-no-index", "e1-stop"]
+                "b3-same-index", "b6-no-index", "e1-stop", "f1-signature"]
 OLLAMA_CASES = ["ollama-call-per-line", "ollama-calls-one-message"]
-SIGNED = ["a1-signature"]
+SIGNED = ["a1-signature", "f1-signature"]
 OOM = SCENARIOS["ollama-oom-error"].error
 assert OOM is not None
 
