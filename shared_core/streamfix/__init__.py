@@ -16,7 +16,7 @@ from ._errors import (
     StreamFixError,
     TruncatedToolCallError,
 )
-from ._registry import install, installed, uninstall
+from ._registry import install, install_on_import, installed, uninstall
 from ._server import ReplayApp, ReplayServer, load_capture
 from ._types import (
     ArgumentsDelta,
@@ -58,6 +58,7 @@ __all__ = [
     "aassemble",
     "assemble",
     "install",
+    "install_on_import",
     "installed",
     "load_capture",
     "scenarios",

@@ -1,4 +1,5 @@
-"""Activate every installed patch at interpreter start.
+"""Activate every installed patch from interpreter start: each applies when the program
+imports its framework (interpreter start imports no framework).
 
 Imported by ``streamfix run``'s ``sitecustomize`` and, when ``STREAMFIX_AUTO`` is set to
 anything but ``""``/``"0"``, by the ``adk_streamfix_auto.pth`` file the wheel installs (its
@@ -22,11 +23,12 @@ def enabled() -> bool:
 
 
 def activate() -> list[str]:
-    """``streamfix.install()``; the names patched (never raises)."""
+    """``streamfix.install_on_import()``: each installed framework is patched when the
+    program imports it; the names patched or waiting (never raises)."""
     try:
-        from ._registry import install  # noqa: PLC0415 (kept out of interpreter start)
+        from ._registry import install_on_import  # noqa: PLC0415 (kept out of start-up)
 
-        return install()
+        return install_on_import()
     except Exception:
         logging.getLogger("streamfix").warning("streamfix: auto-activation failed", exc_info=True)
         return []

@@ -6,15 +6,27 @@ A shim registers an object (usually its module) under the entry-point group
 framework's version, then patches; idempotent) and ``uninstall()`` (restores exactly what
 it replaced). A shim that fails is logged and reported, never raised into the host
 program, as OpenTelemetry instrumentors do.
+
+A shim may also name ``TRIGGER``, the module its patch changes: :func:`install_on_import`
+(what ``STREAMFIX_AUTO`` and ``streamfix run`` use) then patches the framework when the
+program imports that module, not at interpreter start, so a program pays for importing
+only the frameworks it uses.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.abc
+import importlib.machinery
 import logging
+import sys
+import threading
+from collections.abc import Callable, Sequence
 from importlib.metadata import EntryPoint, entry_points
-from typing import Protocol, runtime_checkable
+from types import ModuleType
+from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["GROUP", "Patch", "install", "installed", "uninstall"]
+__all__ = ["GROUP", "Patch", "install", "install_on_import", "installed", "uninstall"]
 
 GROUP = "streamfix.patches"
 logger = logging.getLogger("streamfix")
@@ -41,6 +53,33 @@ def _entry_points(names: tuple[str, ...]) -> list[EntryPoint]:
     return [found[name] for name in (names or tuple(sorted(found))) if name in found]
 
 
+def _load(ep: EntryPoint) -> Patch | None:
+    """The patch behind ``ep`` if its framework is installed (failures logged)."""
+    try:
+        patch = ep.load()
+        if not isinstance(patch, Patch):
+            raise TypeError(f"{ep.value} has no available/install/uninstall")
+        if not patch.available():
+            logger.debug("streamfix: %s is not installed; not patched", ep.name)
+            return None
+    except Exception:
+        logger.warning("streamfix: could not patch %s", ep.name, exc_info=True)
+        return None
+    return patch
+
+
+def _activate(name: str, patch: Patch) -> bool:
+    if name in _active:
+        return True
+    try:
+        patch.install()
+    except Exception:
+        logger.warning("streamfix: could not patch %s", name, exc_info=True)
+        return False
+    _active[name] = patch
+    return True
+
+
 def install(*names: str) -> list[str]:
     """Patch the named frameworks (all installed ones if none named); what is patched.
 
@@ -53,20 +92,107 @@ def install(*names: str) -> list[str]:
         if ep.name in _active:
             patched.append(ep.name)
             continue
-        try:
-            patch = ep.load()
-            if not isinstance(patch, Patch):
-                raise TypeError(f"{ep.value} has no available/install/uninstall")
-            if not patch.available():
-                logger.debug("streamfix: %s is not installed; not patched", ep.name)
-                continue
-            patch.install()
-        except Exception:
-            logger.warning("streamfix: could not patch %s", ep.name, exc_info=True)
-            continue
-        _active[ep.name] = patch
-        patched.append(ep.name)
+        patch = _load(ep)
+        if patch is not None and _activate(ep.name, patch):
+            patched.append(ep.name)
     return patched
+
+
+def install_on_import(*names: str) -> list[str]:
+    """Patch the named frameworks (all installed ones if none named) each when the
+    program imports the module its patch changes (the shim's ``TRIGGER``), at once if it
+    is imported already or the shim names none. What is patched or waiting.
+
+    Never raises; failures are logged as for :func:`install`.
+    """
+    armed: list[str] = []
+    for ep in _entry_points(names):
+        if ep.name in _active:
+            armed.append(ep.name)
+            continue
+        patch = _load(ep)
+        if patch is None:
+            continue
+        trigger = getattr(patch, "TRIGGER", None)
+        if not trigger or trigger in sys.modules:
+            if _activate(ep.name, patch):
+                armed.append(ep.name)
+            continue
+        _finder().when_imported(trigger, functools.partial(_activate_hook, ep.name, patch))
+        armed.append(ep.name)
+    return armed
+
+
+def _activate_hook(name: str, patch: Patch, _module: ModuleType) -> None:
+    _activate(name, patch)
+
+
+class _PostImportFinder(importlib.abc.MetaPathFinder):
+    """Runs callbacks right after a module has been imported (first on ``sys.meta_path``;
+    it finds nothing itself: it wraps the loader the other finders return). A spec asked
+    for without an import (``importlib.util.find_spec``) runs nothing."""
+
+    def __init__(self) -> None:
+        self._hooks: dict[str, list[Callable[[ModuleType], object]]] = {}
+        self._lock = threading.Lock()
+
+    def when_imported(self, module: str, hook: Callable[[ModuleType], object]) -> None:
+        with self._lock:
+            self._hooks.setdefault(module, []).append(hook)
+
+    def take(self, module: str) -> list[Callable[[ModuleType], object]]:
+        """The hooks waiting for ``module``, now removed (each runs once)."""
+        with self._lock:
+            return self._hooks.pop(module, [])
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self._hooks:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                    spec.loader = _HookedLoader(spec.loader, self)
+                return spec
+        return None
+
+
+class _HookedLoader(importlib.abc.Loader):
+    """A loader that runs the finder's hooks once the module it loads has executed."""
+
+    def __init__(self, loader: Any, finder: _PostImportFinder) -> None:
+        self._loader = loader
+        self._finder = finder
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)  # type: ignore[no-any-return]
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        parent, _, child = module.__name__.rpartition(".")
+        if parent in sys.modules:  # as the import system does next: hooks may use it
+            setattr(sys.modules[parent], child, module)
+        for hook in self._finder.take(module.__name__):
+            try:
+                hook(module)
+            except Exception:  # a hook never breaks the program's import
+                logger.warning("streamfix: post-import hook failed", exc_info=True)
+
+    def __getattr__(self, name: str) -> Any:  # get_code, is_package, resource readers...
+        return getattr(self._loader, name)
+
+
+def _finder() -> _PostImportFinder:
+    for finder in sys.meta_path:
+        if isinstance(finder, _PostImportFinder):
+            return finder
+    finder = _PostImportFinder()
+    sys.meta_path.insert(0, finder)
+    return finder
 
 
 def uninstall(*names: str) -> list[str]:

@@ -80,11 +80,45 @@ def test_an_existing_sitecustomize_still_runs(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text("import os\nos.environ['THEIRS'] = 'ran'\n")
-    code = "import os, streamfix; print(os.environ.get('THEIRS'), bool(streamfix.installed()))"
+    code = (
+        "import os, litellm, streamfix;"
+        " print(os.environ.get('THEIRS'), 'litellm' in streamfix.installed())"
+    )
     done = _run([str(BIN / "streamfix"), "run", "--", sys.executable, "-c", code],
                 PYTHONPATH=str(site))
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ran", "True"]
+
+
+FRAMEWORKS = ("google.adk", "smolagents", "sgpt", "litellm")
+IMPORTED = f"import sys; print([m for m in {FRAMEWORKS!r} if m in sys.modules])"
+
+
+def test_start_up_imports_no_framework() -> None:
+    """Every framework is patched when the program imports it, not at interpreter start
+    (importing them all there took about 9 s with google-adk installed)."""
+    done = _run([sys.executable, "-c", IMPORTED], STREAMFIX_AUTO="1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    done = _run([str(BIN / "streamfix"), "run", "--", sys.executable, "-c", IMPORTED])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("statement", "patched"),
+    [
+        ("from google.adk.models.lite_llm import LiteLlm", ["adk", "litellm"]),
+        ("import smolagents", ["smolagents"]),
+        ("from sgpt.handlers.handler import Handler", ["sgpt"]),
+        ("import litellm", ["litellm"]),
+    ],
+)
+def test_each_framework_is_patched_when_imported(statement: str, patched: list[str]) -> None:
+    code = f"{statement}\nimport streamfix\nprint(streamfix.installed())"
+    done = _run([sys.executable, "-c", code], STREAMFIX_AUTO="1", OPENAI_API_KEY="sk-test")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == repr(patched)
 
 
 def test_exit_status_is_the_programs(tmp_path: Path) -> None:

@@ -12,7 +12,11 @@ import importlib.util
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__all__ = ["SUPPORTED", "available", "install", "uninstall"]
+__all__ = ["SUPPORTED", "TRIGGER", "available", "install", "uninstall"]
+
+#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
+#: ``streamfix run``) patches when the program imports it.
+TRIGGER = "google.adk.models.lite_llm"
 
 #: Supported google-adk releases: the newest 1.x (1.39+) and 2.x.
 SUPPORTED = ((1, 39), (3, 0))

@@ -12,7 +12,11 @@ import importlib.util
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__all__ = ["SUPPORTED", "available", "install", "original", "uninstall"]
+__all__ = ["SUPPORTED", "TRIGGER", "available", "install", "original", "uninstall"]
+
+#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
+#: ``streamfix run``) patches when the program imports it.
+TRIGGER = "litellm"
 
 SUPPORTED = ((1, 80), (2, 0))  # litellm >= 1.80, < 2.0: the versions this shim was tested on
 

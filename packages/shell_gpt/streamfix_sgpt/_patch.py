@@ -11,7 +11,11 @@ import importlib.util
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__all__ = ["SUPPORTED", "available", "install", "uninstall"]
+__all__ = ["SUPPORTED", "TRIGGER", "available", "install", "uninstall"]
+
+#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
+#: ``streamfix run``) patches when the program imports it.
+TRIGGER = "sgpt.handlers.handler"
 
 SUPPORTED = ("1.5",)  # shell-gpt minor versions this shim was written and tested for
 

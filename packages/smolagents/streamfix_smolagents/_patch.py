@@ -22,7 +22,11 @@ from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
 from typing import Any
 
-__all__ = ["SUPPORTED", "available", "install", "installed", "uninstall"]
+__all__ = ["SUPPORTED", "TRIGGER", "available", "install", "installed", "uninstall"]
+
+#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
+#: ``streamfix run``) patches when the program imports it.
+TRIGGER = "smolagents"
 
 SUPPORTED = (">=1.24", "<2")
 """The smolagents versions this patch supports (tested: 1.24 and the newest)."""
