@@ -32,9 +32,11 @@ from litellm.types.utils import (
 
 MODEL = "openai/test-model"
 ADK_VERSION = tuple(int(p) for p in version("google-adk").split(".")[:2])
-#: google-adk 2.9+ carries signatures through its stream loop and finalizes a part once
+#: google-adk 2.13+ carries signatures through its stream loop and finalizes a part once
 #: (adk-python#7004, signature-only deltas); 1.39.x and 2.8.0 do not.
-ADK_FIXED_UPSTREAM = ADK_VERSION >= (2, 9)
+ADK_FIXED_UPSTREAM = ADK_VERSION >= (2, 13)
+#: google-adk 2.9+ answers a truncated call with MALFORMED_FUNCTION_CALL (older: raises).
+ADK_MALFORMED_RESPONSE = ADK_VERSION >= (2, 9)
 
 
 def sig(text: str) -> str:

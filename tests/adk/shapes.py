@@ -21,8 +21,8 @@ class Shape:
     id: str
     chunks: list[Any]
     expected: Any
-    #: On which google-adk stock is broken for this shape: "all", "<2.9" (fixed upstream
-    #: in 2.9+: adk-python#7004 and streamed signatures) or "" (stock already right).
+    #: On which google-adk stock is broken for this shape: "all", "<2.13" (fixed upstream
+    #: in 2.13: adk-python#7004 and streamed signatures) or "" (stock already right).
     stock_broken: str = ""
 
 
@@ -40,14 +40,14 @@ SHAPES = [
         [chunk(tc(0, "c1", "f", F_ARGS), tc(1, "c2", "g", G_ARGS), finish="tool_calls"),
          usage_chunk()],
         _two(),
-        "<2.9",
+        "<2.13",
     ),
     Shape(
         "A2",
         [chunk(tc(0, "c1", "f", F_ARGS), tc(1, "c2", "g", G_ARGS), content="Checking.",
                reasoning="Two lookups.", finish="tool_calls"), usage_chunk()],
         _two(content="Checking.", reasoning="Two lookups."),
-        "<2.9",
+        "<2.13",
     ),
     Shape(
         "A3",
@@ -201,7 +201,7 @@ SHAPES = [
         [chunk(tc(0, "c1", "f", F_ARGS, extra_content={"google": {"thought_signature": S1}}),
                tc(1, "c2", "g", G_ARGS), finish="tool_calls"), usage_chunk()],
         _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
-        "<2.9",
+        "<2.13",
     ),
     Shape(
         "F1-extra-content-vertex",
@@ -215,7 +215,7 @@ SHAPES = [
         [chunk(tc(0, "c1", "f", F_ARGS, provider_specific_fields={"thought_signature": S1})),
          chunk(tc(1, "c2", "g", G_ARGS)), DONE, usage_chunk()],
         _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
-        "<2.9",
+        "<2.13",
     ),
     Shape(
         "F1-function-provider-specific-fields",
@@ -224,7 +224,7 @@ SHAPES = [
             "provider_specific_fields": {"thought_signature": S1}}}),
          chunk(tc(1, "c2", "g", G_ARGS)), DONE, usage_chunk()],
         _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
-        "<2.9",
+        "<2.13",
     ),
     Shape(
         "F1-in-id",
@@ -237,7 +237,7 @@ SHAPES = [
         [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(1, "c2", "g", G_ARGS)),
          chunk(tc(0, extra_content={"google": {"thought_signature": S1}})), DONE, usage_chunk()],
         _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, None)),
-        "<2.9",
+        "<2.13",
     ),
     Shape(
         "F3-signature-before",
@@ -245,7 +245,7 @@ SHAPES = [
          chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(1, "c2", "g", G_ARGS,
                extra_content={"google": {"thought_signature": S2}})), DONE, usage_chunk()],
         _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, S2)),
-        "<2.9",
+        "<2.13",
     ),
     Shape(
         "F4-text-between",

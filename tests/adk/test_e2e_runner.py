@@ -22,7 +22,7 @@ from streamfix_adk import StreamFixLiteLlm
 SIGNATURE = sig("gemini-thought-signature-for-call-one")
 
 # Where the signature sits on the streamed call, and whether stock ADK of this version
-# keeps it: google-adk 2.9+ reads extra_content.google on its stream loop (and finalizes
+# keeps it: google-adk 2.13+ reads extra_content.google on its stream loop (and finalizes
 # the one chunk once, adk-python#7004); no version reads extra_content.vertex there.
 PLACEMENTS = {
     "extra-content-google": (
@@ -121,9 +121,9 @@ def test_runner_sse_two_calls_one_chunk_patched(placement: str) -> None:
 
 @pytest.mark.parametrize("placement", list(PLACEMENTS))
 def test_runner_sse_two_calls_one_chunk_stock(placement: str) -> None:
-    """Stock: on google-adk < 2.9 only the last call of the chunk runs and the signature
+    """Stock: on google-adk < 2.13 only the last call of the chunk runs and the signature
     is lost; a vertex-placed signature is lost on every version. Where stock keeps both
-    (2.9+, google placement) this asserts it does."""
+    (2.13+, google placement) this asserts it does."""
     body, stock_right = PLACEMENTS[placement]
     client = _script(body)
     ran, _ = _run(LiteLlm, client)

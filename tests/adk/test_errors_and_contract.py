@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from adk_fakes import (
-    ADK_FIXED_UPSTREAM,
+    ADK_MALFORMED_RESPONSE,
     chunk,
     finals,
     model_response,
@@ -90,7 +90,7 @@ def test_stock_truncation_mid_value() -> None:
     """Stock google-adk < 2.9 raises JSONDecodeError out of the stream when a call's
     arguments end mid-value without finish_reason "length"; 2.9+ answers with
     MALFORMED_FUNCTION_CALL itself."""
-    if ADK_FIXED_UPSTREAM:
+    if ADK_MALFORMED_RESPONSE:
         codes = [r.error_code for r in finals(run(LiteLlm, ENDS_MID_VALUE))]
         assert types.FinishReason.MALFORMED_FUNCTION_CALL in codes
     else:

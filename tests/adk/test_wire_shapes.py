@@ -4,7 +4,7 @@ For each shape the reference is ADK's own **non-streamed** path fed the non-stre
 ``ModelResponse`` for the same answer: the patched final ``partial=False`` response must
 equal it (calls, ids, arguments, signature bytes on the part, text, reasoning, finish
 reason, usage). Stock must be broken exactly where ``Shape.stock_broken`` says, on the
-version under test: "<2.9" shapes are fixed upstream in google-adk 2.9+ (adk-python#7004,
+version under test: "<2.13" shapes are fixed upstream in google-adk 2.13 (adk-python#7004,
 streamed signatures), so on those versions stock is asserted right instead.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from adk_fakes import ADK_FIXED_UPSTREAM, finals, run, summary
+from adk_fakes import ADK_VERSION, finals, run, summary
 from google.adk.models.lite_llm import LiteLlm
 from shapes import SHAPES, Shape
 
@@ -56,7 +56,10 @@ def _streamed(cls: type[LiteLlm], shape: Shape) -> list[dict[str, Any]]:
 
 
 def _stock_is_broken(shape: Shape) -> bool:
-    return shape.stock_broken == "all" or (shape.stock_broken == "<2.9" and not ADK_FIXED_UPSTREAM)
+    if shape.stock_broken.startswith("<"):
+        major, minor = shape.stock_broken[1:].split(".")
+        return (int(major), int(minor)) > ADK_VERSION
+    return shape.stock_broken == "all"
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[s.id for s in SHAPES])

@@ -21,12 +21,12 @@ import streamfix
 from streamfix import ReplayServer
 
 ADK = version_of("google-adk")
-#: google-adk 2.9+ reads ``extra_content.google.thought_signature`` in its stream loop
+#: google-adk 2.13+ reads ``extra_content.google.thought_signature`` in its stream loop
 #: (adk-python#7004); 1.39.x and 2.8.0 drop it from streamed calls (the non-streamed
 #: response keeps it). Over real HTTP litellm's openai/ provider splits the finish reason
 #: from the calls, so every stock version runs both calls of an A1 chunk: the signature is
 #: what stock loses.
-STOCK_KEEPS_STREAMED_SIGNATURES = ADK >= (2, 9)
+STOCK_KEEPS_STREAMED_SIGNATURES = ADK >= (2, 13)
 
 SCENARIOS = streamfix.scenarios()
 # The scenarios whose calls are get_weather/get_time, by the provider prefix that meets
@@ -167,8 +167,8 @@ def test_streamfix_litellm_class_without_patching(streamfix_server: ReplayServer
 @pytest.mark.parametrize("name", SIGNED)
 def test_stock_streamed_signatures_per_version(streamfix_server: ReplayServer,
                                                name: str) -> None:
-    """Stock ADK runs both calls streamed and not; before 2.9 the streamed turn sends the
-    calls back without their thought signature (Gemini then rejects it), 2.9+ keeps it."""
+    """Stock ADK runs both calls streamed and not; before 2.13 the streamed turn sends the
+    calls back without their thought signature (Gemini then rejects it), 2.13+ keeps it."""
     streamed = run_agent(streamfix_server, model_for(streamfix_server, name), stream=True)
     whole = run_agent(streamfix_server, model_for(streamfix_server, name), stream=False)
     assert_right(whole, name)

@@ -7,15 +7,17 @@ call it runs ADK's own ``generate_content_async`` on a copy of the model whose
 to ADK as they arrive, and the finish reason is held until the stream has ended. The
 tool calls go on in one of two ways:
 
-* google-adk 2.10+ streams a partial function-call response per tool-call fragment.
-  There each fragment goes on live, rewritten as the assembler routed it: index = the
-  call's position, id and name on its first fragment, then its argument text (a chunk
-  that already says exactly that is passed on as it is). When the stream ends and the
-  assembled calls are what ADK was sent, the held finish reason lets ADK finalize them
-  itself. When they are not (the assembler split, de-duplicated, repaired or dropped
-  something only the end could tell), ADK's final responses of that pass are dropped and
-  ADK's own stream loop is run once more, over the canonical stream of the second kind.
-* Older versions stream no partial function-call responses: each assembled call is sent
+* google-adk 2.13+ streams a partial function-call response per tool-call fragment
+  (see ``LIVE_CALLS``). There each fragment goes on live, rewritten as the assembler
+  routed it: index = the call's position, id and name on its first fragment, then its
+  argument text (a chunk that already says exactly that is passed on as it is). When
+  the stream ends and the assembled calls are what ADK was sent, the held finish reason
+  lets ADK finalize them itself. When they are not (the assembler split, de-duplicated,
+  repaired or dropped something only the end could tell), ADK's final responses of
+  that pass are dropped and ADK's own stream loop is run once more, over the canonical
+  stream of the second kind.
+* Older versions (which stream no partial function-call responses before 2.10, and
+  misroute interleaved fragments from 2.10 to 2.12): each assembled call is sent
   once the stream has ended, as one complete chunk (unique index, id, name, complete
   arguments, the thought signature in ``extra_content.google.thought_signature``), then
   one chunk with the finish reason.
@@ -24,7 +26,7 @@ ADK thus builds every ``LlmResponse`` itself, so the final ``partial=False`` res
 the one its non-streamed path builds for the same message. What ADK's stream loop cannot
 do on some versions is done here, each part small and named:
 
-* ``_restore_signatures``: google-adk < 2.9 drops every thought signature that is not
+* ``_restore_signatures``: google-adk < 2.13 drops every thought signature that is not
   embedded in the call id on its streamed path; the signature is put on the part
   exactly as ADK's non-streamed conversion decodes it.
 * A truncated or malformed call ends the turn with ADK's error response
@@ -66,8 +68,11 @@ _FAILURE_ERRORS = (
 )
 
 
-#: google-adk 2.10+ yields a partial function-call response per tool-call fragment.
-LIVE_CALLS = adk_version() >= (2, 10)
+#: google-adk 2.10+ yields a partial function-call response per tool-call fragment; from
+#: 2.13 its loop keeps fragments at index 0 on call 0 until that call is complete (2.10 to
+#: 2.12 send them to the next call once another call has completed, which corrupts
+#: interleaved calls). Tool-call fragments go on live from 2.13.
+LIVE_CALLS = adk_version() >= (2, 13)
 
 
 @dataclass
@@ -391,7 +396,7 @@ def _signature_bytes(call: streamfix.ToolCall) -> Any:
 
 def _restore_signatures(response: LlmResponse, message: streamfix.AssembledMessage) -> None:
     """Put each call's signature on its part where ADK's stream loop dropped it
-    (google-adk < 2.9 reads signatures on the streamed path only from the call id)."""
+    (google-adk < 2.13 reads signatures on the streamed path only from the call id)."""
     if response.partial or not response.content or not response.content.parts:
         return
     calls = [part for part in response.content.parts if part.function_call]
