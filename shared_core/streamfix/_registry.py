@@ -87,15 +87,7 @@ def install(*names: str) -> list[str]:
     installed is skipped; a patch that fails to load or install is logged as a warning
     and left out of the result.
     """
-    patched: list[str] = []
-    for ep in _entry_points(names):
-        if ep.name in _active:
-            patched.append(ep.name)
-            continue
-        patch = _load(ep)
-        if patch is not None and _activate(ep.name, patch):
-            patched.append(ep.name)
-    return patched
+    return _install(names, on_import=False)
 
 
 def install_on_import(*names: str) -> list[str]:
@@ -105,22 +97,25 @@ def install_on_import(*names: str) -> list[str]:
 
     Never raises; failures are logged as for :func:`install`.
     """
-    armed: list[str] = []
+    return _install(names, on_import=True)
+
+
+def _install(names: tuple[str, ...], *, on_import: bool) -> list[str]:
+    done: list[str] = []
     for ep in _entry_points(names):
         if ep.name in _active:
-            armed.append(ep.name)
+            done.append(ep.name)
             continue
         patch = _load(ep)
         if patch is None:
             continue
-        trigger = getattr(patch, "TRIGGER", None)
-        if not trigger or trigger in sys.modules:
-            if _activate(ep.name, patch):
-                armed.append(ep.name)
-            continue
-        _finder().when_imported(trigger, functools.partial(_activate_hook, ep.name, patch))
-        armed.append(ep.name)
-    return armed
+        trigger = getattr(patch, "TRIGGER", None) if on_import else None
+        if trigger and trigger not in sys.modules:
+            _finder().when_imported(trigger, functools.partial(_activate_hook, ep.name, patch))
+            done.append(ep.name)
+        elif _activate(ep.name, patch):
+            done.append(ep.name)
+    return done
 
 
 def _activate_hook(name: str, patch: Patch, _module: ModuleType) -> None:
