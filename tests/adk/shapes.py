@@ -63,6 +63,15 @@ SHAPES = [
         _two(),
     ),
     Shape(
+        # B1 where the later call completes first: ADK's loop sends index-0 fragments to
+        # its fallback index once any call has completed (found by the property test).
+        "B1-later-call-completes-first",
+        [chunk(tc(0, "c1", "f", '{"city":')), chunk(tc(1, "c2", "g", G_ARGS)),
+         chunk(tc(0, None, None, '"Paris"}')), DONE, usage_chunk()],
+        _two(),
+        "<2.13",
+    ),
+    Shape(
         "B2-same-index-ids",
         [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(0, "c2", "g", G_ARGS)), DONE, usage_chunk()],
         _two(),
