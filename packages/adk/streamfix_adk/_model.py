@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +74,11 @@ _FAILURE_ERRORS = (
 #: 2.12 send them to the next call once another call has completed, which corrupts
 #: interleaved calls). Tool-call fragments go on live from 2.13.
 LIVE_CALLS = adk_version() >= (2, 13)
+
+if LIVE_CALLS:
+    from ._tracker import LinearJsonPathTracker, linear_tracking
+else:  # pragma: no cover - depends on the version
+    LinearJsonPathTracker = linear_tracking = None
 
 
 @dataclass
@@ -462,11 +468,12 @@ async def fixed_generate_content_async(
     state = _StreamState(tools=_declared_tools(llm_request))
     model = self.model_copy(update={"llm_client": _AssemblingClient(self.llm_client, state)})
     finals: list[LlmResponse] = []
-    async for response in _STOCK_GENERATE(model, llm_request, stream=True):
-        if response.partial:
-            yield response
-        else:
-            finals.append(response)  # held: the end of the stream decides which stand
+    with _tracking():
+        async for response in _STOCK_GENERATE(model, llm_request, stream=True):
+            if response.partial:
+                yield response
+            else:
+                finals.append(response)  # held: the end of the stream decides which stand
     if state.second_pass is not None:  # ADK finalized calls other than the assembled ones
         replay = self.model_copy(update={"llm_client": _ReplayClient(state.second_pass)})
         finals = [
@@ -476,6 +483,12 @@ async def fixed_generate_content_async(
         ]
     for response in _settled(finals, state):
         yield response
+
+
+def _tracking() -> AbstractContextManager[None]:
+    """ADK's partial-arguments tracker in linear time where tool calls stream live
+    (``_tracker``); nothing to change elsewhere."""
+    return linear_tracking() if LIVE_CALLS else nullcontext()
 
 
 def _settled(finals: list[LlmResponse], state: _StreamState) -> list[LlmResponse]:

@@ -68,7 +68,8 @@ def install() -> None:
 
 
 def uninstall() -> None:
-    """Put ADK's own ``generate_content_async`` back. Idempotent."""
+    """Put ADK's own ``generate_content_async`` (and partial-arguments tracker) back.
+    Idempotent."""
     global _original
     if _original is None:
         return
@@ -76,3 +77,7 @@ def uninstall() -> None:
 
     LiteLlm.generate_content_async = _original
     _original = None
+    if adk_version() >= (2, 13):  # a fixed stream may have put its tracker in ADK's module
+        from ._tracker import restore
+
+        restore()

@@ -1,0 +1,55 @@
+"""``LinearJsonPathTracker`` against ADK's own ``_JsonPathTracker``: for any arguments
+object and any way of cutting its JSON text into fragments, every fragment gives the
+same ``PartialArg`` list, and the tracked object ends the same (google-adk 2.13+, where
+the fix streams tool-call fragments live; older versions do not use it)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamfix_adk import _model
+
+_CHARS = st.sampled_from(list('ab z"\\/\n\t\r\x01é€😀\ud83d{}[]:,'))
+_STRINGS = st.text(alphabet=_CHARS, max_size=40)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-999, 999) | st.floats(-10, 10) | _STRINGS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_STRINGS, inner, max_size=3),
+    max_leaves=8,
+)
+_ARGUMENTS = st.dictionaries(st.sampled_from(["path", "content", "a b", "é"]), _JSON, max_size=4)
+
+
+def _dump(args: list[Any]) -> list[dict[str, Any]]:
+    return [arg.model_dump(mode="json", exclude_none=True) for arg in args]
+
+
+@st.composite
+def fragmented(draw: st.DrawFn) -> list[str]:
+    text = json.dumps(draw(_ARGUMENTS), ensure_ascii=draw(st.booleans()))
+    if draw(st.booleans()):  # a raw control character inside a string (invalid JSON)
+        at = text.find('"', 1)
+        if at > 0:
+            text = text[: at + 1] + "\n" + text[at + 1 :]
+    if draw(st.booleans()):  # a surrogate pair written as two escapes
+        text = text.replace("😀", "\\ud83d\\ude00")
+    cuts = sorted(draw(st.sets(st.integers(1, max(1, len(text) - 1)), max_size=30)))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=fragmented())
+def test_same_partial_args_as_adk_for_any_fragmentation(pieces: list[str]) -> None:
+    if _model.LinearJsonPathTracker is None:  # google-adk < 2.13: ADK's own tracker is used
+        assert not _model.LIVE_CALLS
+        return
+    from streamfix_adk import _tracker
+
+    adk = _tracker.ADK_TRACKER()
+    ours = _model.LinearJsonPathTracker()
+    for piece in pieces:
+        assert _dump(ours.handle_chunk(piece)) == _dump(adk.handle_chunk(piece)), pieces
+    assert ours.previous_dict == adk.previous_dict
