@@ -53,3 +53,31 @@ def test_same_partial_args_as_adk_for_any_fragmentation(pieces: list[str]) -> No
     for piece in pieces:
         assert _dump(ours.handle_chunk(piece)) == _dump(adk.handle_chunk(piece)), pieces
     assert ours.previous_dict == adk.previous_dict
+
+
+def test_escaped_string_fragments_are_not_reparsed(monkeypatch: Any) -> None:
+    """The quadratic case: fragments of a long string with escapes. ADK's tracker joins
+    and re-parses everything so far for most of them; this one for almost none."""
+    if _model.LinearJsonPathTracker is None:  # google-adk < 2.13: ADK's own tracker is used
+        assert not _model.LIVE_CALLS
+        return
+    from streamfix_adk import _tracker
+
+    text = json.dumps({"path": "a.py", "content": 'say "hi"\tand a \\ slash é\n' * 200})
+    pieces = [text[at : at + 4] for at in range(0, len(text), 4)]
+    joins = {"count": 0}
+    original = _tracker.ADK_TRACKER._complete_json
+
+    def counted(self: Any) -> str:
+        joins["count"] += 1
+        return original(self)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(_tracker.ADK_TRACKER, "_complete_json", counted)
+    results = {}
+    for name, cls in (("adk", _tracker.ADK_TRACKER), ("linear", _model.LinearJsonPathTracker)):
+        joins["count"] = 0
+        tracker = cls()
+        results[name] = ([_dump(tracker.handle_chunk(p)) for p in pieces], joins["count"])
+    assert results["linear"][0] == results["adk"][0]
+    assert results["adk"][1] > len(pieces) // 3  # ADK: a join of everything, most fragments
+    assert results["linear"][1] <= 20  # this one: at the edges of the values only (9)
