@@ -14,7 +14,9 @@ then a usage chunk. The final ``partial=False`` responses of both classes must b
 
 On google-adk 2.10+ both classes yield a partial function-call response per fragment (the
 fix forwards each fragment live, as the assembler routed it, and ADK builds the response
-itself), so both times include ADK's own per-fragment work; older versions yield none.
+itself), so both times include ADK's own per-fragment work (on the fixed path with ADK's
+partial-arguments tracker made linear: ``streamfix_adk._tracker``); older versions yield
+none.
 
 Times are the best of ``--repeat`` runs (``time.perf_counter``, gc disabled during a run).
 
