@@ -3,12 +3,9 @@ stock streams them.
 
 google-adk 2.10+ yields one partial ``LlmResponse`` per tool-call fragment (id, name,
 ``partial_args`` from its own JSON path tracker, ``will_continue``); 1.39 and 2.8 yield
-none. From 2.13 (``_model.LIVE_CALLS``) the same responses come through the fix at the
-same moments, built by ADK itself from the fragments as the assembler routed them; only
-the final response differs, where stock's is wrong. On 2.10 to 2.12 (not in the nox
-matrix) ADK's loop misroutes index-0 fragments of interleaved calls, so there the fix
-sends complete calls at the end and the partial function-call responses come once per
-call, at the end (a known limit, asserted below).
+none. Through the fix the same responses come at the same moments, built by ADK itself
+from the fragments as the assembler routed them; only the final response differs, where
+stock's is wrong.
 """
 
 from __future__ import annotations
@@ -22,11 +19,8 @@ from google.adk.models.lite_llm import LiteLlm
 from shapes import SHAPES, Shape
 
 from streamfix_adk import StreamFixLiteLlm, _model
-from streamfix_adk._patch import adk_version
 
 LIVE = _model.LIVE_CALLS
-#: This google-adk yields partial function-call responses at all (stock).
-EMITS = adk_version() >= (2, 10)
 S1 = sig("signature-one")
 
 STANDARD = [
@@ -53,13 +47,8 @@ STANDARD_ANSWER = model_response(
 )
 
 
-def _dumped(responses: list[Any], *, calls: bool = True) -> list[dict[str, Any]]:
-    """Every partial response (``calls=False``: but those of function calls)."""
-    return [
-        r.model_dump(mode="json", exclude_none=True)
-        for r in responses
-        if r.partial and (calls or not _partial_calls([r]))
-    ]
+def _dumped(responses: list[Any]) -> list[dict[str, Any]]:
+    return [r.model_dump(mode="json", exclude_none=True) for r in responses if r.partial]
 
 
 def _partial_calls(responses: list[Any]) -> list[Any]:
@@ -92,10 +81,7 @@ def test_partial_responses_equal_stock_on_a_standard_stream(
     second = _SecondPasses(monkeypatch)
     stock = run(LiteLlm, STANDARD)
     patched = run(StreamFixLiteLlm, STANDARD)
-    if LIVE or not EMITS:
-        assert _dumped(patched) == _dumped(stock)  # every partial response, in order
-    else:
-        assert _dumped(patched, calls=False) == _dumped(stock, calls=False)
+    assert _dumped(patched) == _dumped(stock)  # every partial response, in order
     non_streamed = run(LiteLlm, STANDARD_ANSWER, stream=False)  # stock < 2.13 drops S1
     assert [summary(r) for r in finals(patched)] == [summary(r) for r in non_streamed]
     calls = _partial_calls(patched)
@@ -103,8 +89,6 @@ def test_partial_responses_equal_stock_on_a_standard_stream(
         assert len(calls) == STANDARD_FRAGMENTS  # one per fragment, as stock
         assert {(c.id, c.name) for c in calls} == {("c1", "get_weather"), ("c2", "get_time")}
         assert any(c.partial_args for c in calls)
-    elif EMITS:
-        assert [(c.id, c.name) for c in calls] == [("c1", "get_weather"), ("c2", "get_time")]
     else:
         assert calls == []  # this version streams none, stock or patched
     assert second.count == 0  # ADK finalized what it was sent: no second pass
@@ -125,12 +109,10 @@ _RIGHT_ON_STOCK = [s for s in SHAPES if not s.stock_broken]
 
 @pytest.mark.parametrize("shape", _RIGHT_ON_STOCK, ids=[s.id for s in _RIGHT_ON_STOCK])
 def test_partial_responses_equal_stock_where_stock_is_right(shape: Shape) -> None:
-    """Every shape stock already assembles right streams the same partial responses
-    (on 2.10-2.12: the same text and reasoning ones)."""
-    live = LIVE or not EMITS
-    patched = _dumped(run(StreamFixLiteLlm, shape.chunks), calls=live)
+    """Every shape stock already assembles right streams the same partial responses."""
+    patched = _dumped(run(StreamFixLiteLlm, shape.chunks))
     stock_chunks = A3_ONE_ENTRY if shape.id == "A3" and LIVE else shape.chunks
-    assert patched == _dumped(run(LiteLlm, stock_chunks), calls=live)
+    assert patched == _dumped(run(LiteLlm, stock_chunks))
 
 
 def _final_calls(responses: list[Any]) -> dict[str, str]:
@@ -154,7 +136,7 @@ def test_partial_call_responses_name_the_assembled_calls(shape: Shape) -> None:
     responses = run(StreamFixLiteLlm, shape.chunks)
     calls = _partial_calls(responses)
     final = _final_calls(responses)
-    if not EMITS:
+    if not LIVE:
         assert calls == []
         return
     assert calls, "no partial function-call response streamed"

@@ -1,9 +1,9 @@
 """Property: for any fragmentation of a standard stream (OpenAI dialect, one index per
 call, possibly interleaved), the patched final response is ADK's non-streamed result for
 the same answer, and the partial responses are stock's: on google-adk 2.13+ all of them
-(stock is right on these streams there), on older versions the text ones (stock 1.39 and
-2.8 misroute interleaved calls when a later call completes first: B1-late-first in
-shapes.py)."""
+(stock is right on these streams there), on older versions the text ones (stock before
+2.13 misroutes interleaved calls when a later call completes first:
+B1-later-call-completes-first in shapes.py)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_any_fragmentation_streams_stock_partials_and_the_non_streamed_final(
     patched = run(StreamFixLiteLlm, stream)
     expected = run(LiteLlm, answer, stream=False)
     assert [summary(r) for r in finals(patched)] == [summary(r) for r in expected]
-    if _model.LIVE_CALLS:
+    if _model.INDEX_ZERO_KEPT:
         assert _partials(patched) == _partials(run(LiteLlm, stream))
     else:
         texts = [c for c in stream if not c.choices or not c.choices[0].delta.tool_calls]

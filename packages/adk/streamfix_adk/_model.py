@@ -7,17 +7,16 @@ call it runs ADK's own ``generate_content_async`` on a copy of the model whose
 to ADK as they arrive, and the finish reason is held until the stream has ended. The
 tool calls go on in one of two ways:
 
-* google-adk 2.13+ streams a partial function-call response per tool-call fragment
-  (see ``LIVE_CALLS``). There each fragment goes on live, rewritten as the assembler
-  routed it: index = the call's position, id and name on its first fragment, then its
-  argument text (a chunk that already says exactly that is passed on as it is). When
-  the stream ends and the assembled calls are what ADK was sent, the held finish reason
-  lets ADK finalize them itself. When they are not (the assembler split, de-duplicated,
-  repaired or dropped something only the end could tell), ADK's final responses of
-  that pass are dropped and ADK's own stream loop is run once more, over the canonical
-  stream of the second kind.
-* Older versions (which stream no partial function-call responses before 2.10, and
-  misroute interleaved fragments from 2.10 to 2.12): each assembled call is sent
+* google-adk 2.10+ streams a partial function-call response per tool-call fragment
+  (see ``LIVE_CALLS`` and ``INDEX_ZERO_KEPT``). There each fragment goes on live,
+  rewritten as the assembler routed it: index = the call's position, id and name on its
+  first fragment, then its argument text (a chunk that already says exactly that is
+  passed on as it is). When the stream ends and the assembled calls are what ADK was
+  sent, the held finish reason lets ADK finalize them itself. When they are not (the
+  assembler split, de-duplicated, repaired or dropped something only the end could tell),
+  ADK's final responses of that pass are dropped and ADK's own stream loop is run once
+  more, over the canonical stream of the second kind.
+* Older versions stream no partial function-call responses: each assembled call is sent
   once the stream has ended, as one complete chunk (unique index, id, name, complete
   arguments, the thought signature in ``extra_content.google.thought_signature``), then
   one chunk with the finish reason.
@@ -69,11 +68,14 @@ _FAILURE_ERRORS = (
 )
 
 
-#: google-adk 2.10+ yields a partial function-call response per tool-call fragment; from
-#: 2.13 its loop keeps fragments at index 0 on call 0 until that call is complete (2.10 to
-#: 2.12 send them to the next call once another call has completed, which corrupts
-#: interleaved calls). Tool-call fragments go on live from 2.13.
-LIVE_CALLS = adk_version() >= (2, 13)
+#: google-adk 2.10+ yields a partial function-call response per tool-call fragment: there
+#: tool-call fragments go on live.
+LIVE_CALLS = adk_version() >= (2, 10)
+#: Before 2.13 ADK's loop sends a fragment at index 0 to its fallback index (the next
+#: call) once any call has completed; from 2.13 it keeps it on call 0 while that call is
+#: open. Before 2.13, once another call completes while call 0 is open, call 0 is no
+#: longer forwarded (the end of the stream then runs the second pass).
+INDEX_ZERO_KEPT = adk_version() >= (2, 13)
 
 if LIVE_CALLS:
     from ._tracker import LinearJsonPathTracker, linear_tracking
@@ -137,7 +139,7 @@ async def _canonical_stream(
 ) -> AsyncGenerator[Any, None]:
     """The provider's stream as ADK should have seen it (see the module docstring)."""
     assembler = streamfix.ToolCallAssembler(state.tools)
-    live = _LiveCalls() if state.live else None
+    live = _LiveCalls(guard_index_zero=not INDEX_ZERO_KEPT) if state.live else None
     async for chunk in chunks:
         events = assembler.feed(chunk)  # a ProviderStreamError propagates through ADK's loop
         state.model = getattr(chunk, "model", None) or state.model
@@ -196,8 +198,9 @@ class _LiveCalls:
     a second time over complete calls.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, guard_index_zero: bool) -> None:
         self.sent: list[_Sent] = []
+        self.guard_index_zero = guard_index_zero
 
     def forward(self, chunk: Any, events: list[streamfix.Event], state: _StreamState) -> Any:
         """What ADK gets for ``chunk``: the chunk itself if it only continues the
@@ -208,7 +211,8 @@ class _LiveCalls:
             sent = self.sent[more.position]
             if sent.open and _continues(chunk, more.position, more.delta):
                 sent.arguments.append(more.delta)
-                sent.open = len(events) == 1
+                if len(events) == 2:  # it completed the call
+                    self._completed(more.position)
                 return chunk
         entries = self._entries(events)
         passed = _pass_through(chunk)
@@ -240,8 +244,14 @@ class _LiveCalls:
                 if event.choice == 0:
                     self._updated(event, entries)
             elif isinstance(event, streamfix.ToolCallCompleted) and event.choice == 0:
-                self.sent[event.position].open = False
+                self._completed(event.position)
         return list(entries.values())
+
+    def _completed(self, position: int) -> None:
+        self.sent[position].open = False
+        first = self.sent[0]
+        if position and self.guard_index_zero and first.open:
+            first.open = first.faithful = False  # ADK would send its rest to another call
 
     def _started(self, event: streamfix.ToolCallStarted, entries: dict[int, Any]) -> None:
         name = event.name or ""
