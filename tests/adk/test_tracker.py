@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -53,6 +54,20 @@ def test_same_partial_args_as_adk_for_any_fragmentation(pieces: list[str]) -> No
     for piece in pieces:
         assert _dump(ours.handle_chunk(piece)) == _dump(adk.handle_chunk(piece)), pieces
     assert ours.previous_dict == adk.previous_dict
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ['{"a": "', "\\ud83d", "\\", "ude00 ok", '"}'],  # a cut escape, then a pair
+        ['{"a": "x', "\\u00", "e9\\", 'n"', "}"],  # a cut \\u escape, a cut escape
+        ['{"a": "x\n', 'y\\"', 'z"}'],  # a raw newline, then escapes
+        ['{"a": ["', 'p\\"q', '"], "b": "\\t', 'r"}'],  # strings in a list, then a key
+    ],
+    ids=["cut-escape-then-pair", "cut-unicode-escape", "raw-control", "list-then-key"],
+)
+def test_same_partial_args_as_adk_on_edge_cases(pieces: list[str]) -> None:
+    test_same_partial_args_as_adk_for_any_fragmentation.hypothesis.inner_test(pieces)  # type: ignore[attr-defined]
 
 
 def test_escaped_string_fragments_are_not_reparsed(monkeypatch: Any) -> None:

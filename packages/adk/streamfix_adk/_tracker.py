@@ -89,6 +89,12 @@ class LinearJsonPathTracker(ADK_TRACKER):  # type: ignore[misc]
         if match is None:
             return self._adk(chunk)
         text, cut = match.groups()
+        if cut is None:
+            parsed = streaming_utils._parse_json_path(path)
+            current, found = streaming_utils._get_value_by_json_path(self.previous_dict, parsed)
+            delta = json.loads(f'"{text}"')
+            if not found or not isinstance(current, str) or _joins_a_pair(current, delta):
+                return self._adk(chunk)  # ADK re-parses the whole text
         self.accumulated_parts.append(chunk)
         self._current_path = self._parsed_current_path = None  # as ADK's slow path does
         self._escaped = cut == "\\"
@@ -98,12 +104,6 @@ class LinearJsonPathTracker(ADK_TRACKER):  # type: ignore[misc]
             if cut != "\\":
                 self.previous_completed = _Joined(self.accumulated_parts, self._closers())
             return []
-        parsed = streaming_utils._parse_json_path(path)
-        current, found = streaming_utils._get_value_by_json_path(self.previous_dict, parsed)
-        delta = json.loads(f'"{text}"')
-        if not found or not isinstance(current, str) or _joins_a_pair(current, delta):
-            self.accumulated_parts.pop()
-            return self._adk(chunk)  # ADK re-parses the whole text
         streaming_utils._set_value_by_json_path(self.previous_dict, parsed, current + delta)
         self.previous_completed = _Joined(self.accumulated_parts, self._closers())
         self._current_path, self._parsed_current_path = path, parsed
@@ -133,9 +133,8 @@ class LinearJsonPathTracker(ADK_TRACKER):  # type: ignore[misc]
 
 def _joins_a_pair(current: str, delta: str) -> bool:
     """A low surrogate after a high one: ADK's re-parse joins them into one character."""
-    return (
-        bool(current) and "\ud800" <= current[-1] <= "\udbff" and "\udc00" <= delta[0] <= "\udfff"
-    )
+    high, low = current[-1:], delta[:1]
+    return "\ud800" <= high <= "\udbff" and "\udc00" <= low <= "\udfff"
 
 
 _in_stream: ContextVar[bool] = ContextVar("streamfix_adk_in_stream", default=False)
@@ -145,7 +144,7 @@ class _Dispatch:
     """What ``streaming_utils._JsonPathTracker`` names once a fixed stream has run:
     :class:`LinearJsonPathTracker` inside a fixed stream, ADK's own class elsewhere."""
 
-    def __new__(cls) -> Any:  # type: ignore[misc]
+    def __new__(cls) -> Any:
         return LinearJsonPathTracker() if _in_stream.get() else ADK_TRACKER()
 
 
@@ -153,7 +152,7 @@ class _Dispatch:
 def linear_tracking() -> Iterator[None]:
     """While active (in this context), ADK's loop tracks partial arguments with
     :class:`LinearJsonPathTracker`."""
-    streaming_utils._JsonPathTracker = _Dispatch
+    streaming_utils._JsonPathTracker = _Dispatch  # type: ignore[misc]
     before = _in_stream.get()
     _in_stream.set(True)
     try:
@@ -164,4 +163,4 @@ def linear_tracking() -> Iterator[None]:
 
 def restore() -> None:
     """Put ADK's own class back under its name (``uninstall``)."""
-    streaming_utils._JsonPathTracker = ADK_TRACKER
+    streaming_utils._JsonPathTracker = ADK_TRACKER  # type: ignore[misc]
