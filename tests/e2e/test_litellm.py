@@ -165,21 +165,22 @@ def test_ollama_text_unchanged_by_the_patch(streamfix_server: ReplayServer) -> N
     assert stock.content == patched.content == "Hello from streamfix."
 
 
+async def _read_oom_stream(server: ReplayServer, seen: list[Any]) -> None:
+    """Stream the Ollama out-of-memory scenario through litellm into ``seen``."""
+    response = await litellm.acompletion(
+        model="ollama_chat/ollama-oom-error",
+        messages=USER,
+        api_base=server.ollama_base_url,
+        stream=True,
+    )
+    async for chunk in response:
+        seen.append(chunk)
+
+
 def test_ollama_out_of_memory_stock_is_a_keyerror_400(streamfix_server: ReplayServer) -> None:
     seen: list[Any] = []
-
-    async def run() -> None:
-        response = await litellm.acompletion(
-            model="ollama_chat/ollama-oom-error",
-            messages=USER,
-            api_base=streamfix_server.ollama_base_url,
-            stream=True,
-        )
-        async for chunk in response:
-            seen.append(chunk)
-
     with pytest.raises(litellm.BadRequestError) as caught:
-        asyncio.run(run())
+        asyncio.run(_read_oom_stream(streamfix_server, seen))
     assert caught.value.status_code == 400
     assert "KeyError: 'message'" in str(caught.value)
     assert [c.choices[0].delta.content for c in seen] == ["Let me"]
@@ -191,19 +192,8 @@ def test_ollama_out_of_memory_patched_is_a_5xx_with_ollamas_text(
     from litellm.exceptions import MidStreamFallbackError
 
     seen: list[Any] = []
-
-    async def run() -> None:
-        response = await litellm.acompletion(
-            model="ollama_chat/ollama-oom-error",
-            messages=USER,
-            api_base=streamfix_server.ollama_base_url,
-            stream=True,
-        )
-        async for chunk in response:
-            seen.append(chunk)
-
     with pytest.raises(litellm.ServiceUnavailableError) as caught:
-        asyncio.run(run())
+        asyncio.run(_read_oom_stream(streamfix_server, seen))
     error = caught.value
     # litellm wraps a mid-stream 5xx in MidStreamFallbackError (a ServiceUnavailableError)
     # so its Router can fall back; the typed InternalServerError is its original_exception.

@@ -48,8 +48,8 @@ class StreamDeltaAggregator:
 
     def __init__(self) -> None:
         self._assembler = streamfix.ToolCallAssembler()
-        self._content = ""
-        # position -> [id, name, argument text so far]
+        self._content: list[str] = []  # text pieces, joined by snapshot()
+        # position -> [id, name, argument text pieces so far]
         self._calls: list[list[Any]] = []
         self._usage: dict[str, Any] = {}
         self.count = 0  # deltas added
@@ -62,12 +62,12 @@ class StreamDeltaAggregator:
 
     def _apply(self, event: streamfix.Event) -> None:
         if isinstance(event, streamfix.ArgumentsDelta):
-            self._calls[event.position][2] += event.delta
+            self._calls[event.position][2].append(event.delta)
         elif isinstance(event, streamfix.TextDelta):
-            self._content += event.text
+            self._content.append(event.text)
         elif isinstance(event, streamfix.ToolCallStarted):
-            self._calls.append([event.id, event.name, ""])
-        elif isinstance(event, streamfix.ToolCallCompleted):
+            self._calls.append([event.id, event.name, []])
+        elif isinstance(event, (streamfix.ToolCallUpdated, streamfix.ToolCallCompleted)):
             call = self._calls[event.position]
             call[0], call[1] = event.id or call[0], event.name or call[1]
         elif isinstance(event, streamfix.UsageReported):
@@ -78,14 +78,14 @@ class StreamDeltaAggregator:
         many = len(self._calls) > 1
         return ChatMessage(
             role=MessageRole(role),
-            content=self._content,
+            content=_joined(self._content),
             tool_calls=[
                 ChatMessageToolCall(
-                    function=ChatMessageToolCallFunction(name=name or "", arguments=arguments),
+                    function=ChatMessageToolCallFunction(name=name or "", arguments=_joined(parts)),
                     id=call_id or (f"call_{position}" if many else ""),
                     type="function",
                 )
-                for position, (call_id, name, arguments) in enumerate(self._calls)
+                for position, (call_id, name, parts) in enumerate(self._calls)
             ],
             token_usage=TokenUsage(
                 input_tokens=int(self._usage.get("prompt_tokens") or 0),
@@ -97,6 +97,14 @@ class StreamDeltaAggregator:
         """End the stream: the assembled message. Raises the core's errors
         (``TruncatedToolCallError``, ``MalformedToolCallError``)."""
         return to_chat_message(self._assembler.finish(), role)
+
+
+def _joined(parts: list[str]) -> str:
+    """The pieces as one string, kept as the only piece: the next snapshot copies it once
+    with what came since, not every piece again."""
+    if len(parts) > 1:
+        parts[:] = ["".join(parts)]
+    return parts[0] if parts else ""
 
 
 class _Tracked:
