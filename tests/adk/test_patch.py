@@ -77,7 +77,7 @@ def test_fixed_class_is_unaffected_by_install() -> None:
 
 @pytest.mark.parametrize("found", ["1.38.0", "0.9.1", "3.0.0"])
 def test_unsupported_version_refused(monkeypatch: pytest.MonkeyPatch, found: str) -> None:
-    monkeypatch.setattr(_patch, "version", lambda _name: found)
+    monkeypatch.setattr(_patch.SHIM, "version", lambda: found)
     with pytest.raises(RuntimeError, match="not supported"):
         streamfix_adk.install()
     assert LiteLlm.__dict__["generate_content_async"] is STOCK
@@ -85,3 +85,23 @@ def test_unsupported_version_refused(monkeypatch: pytest.MonkeyPatch, found: str
 
 def test_available() -> None:
     assert streamfix_adk.available()
+
+
+def test_uninstall_puts_adks_tracker_back() -> None:
+    """A fixed stream points ADK's partial-arguments tracker at a dispatcher on every
+    version that streams partial calls (2.10+); uninstall puts ADK's class back (it did
+    only from 2.13 before, so 2.10-2.12 kept the dispatcher after uninstall)."""
+    from streamfix_adk import _versions
+
+    streamfix_adk.install()
+    assert _names(LiteLlm) == ["f"]
+    if not _versions.live_calls():  # google-adk < 2.10: no partial-arguments tracker
+        assert not hasattr(lite_llm, "_JsonPathTracker")
+        return
+    from google.adk.utils import streaming_utils
+
+    from streamfix_adk import _tracker
+
+    assert streaming_utils._JsonPathTracker is not _tracker.ADK_TRACKER  # the dispatcher
+    streamfix_adk.uninstall()
+    assert streaming_utils._JsonPathTracker is _tracker.ADK_TRACKER

@@ -252,7 +252,7 @@ def test_unsupported_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
     from streamfix_litellm import _patch
 
     stock = OllamaChatCompletionResponseIterator.__dict__["chunk_parser"]
-    monkeypatch.setattr(_patch, "version", lambda _name: "1.79.3")
+    monkeypatch.setattr(_patch.SHIM, "version", lambda: "1.79.3")
     with pytest.raises(RuntimeError, match=r"litellm 1\.79\.3 is not supported"):
         streamfix_litellm.install()
     assert OllamaChatCompletionResponseIterator.__dict__["chunk_parser"] is stock

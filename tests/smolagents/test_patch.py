@@ -79,8 +79,8 @@ def test_unsupported_version_is_refused(found: str, stock: Any,
 
     from streamfix_smolagents import _patch
 
-    monkeypatch.setattr(_patch, "version", lambda name: found)
-    with pytest.raises(RuntimeError, match=f"smolagents {found} is installed"):
+    monkeypatch.setattr(_patch.SHIM, "version", lambda: found)
+    with pytest.raises(RuntimeError, match=f"smolagents {found} is not supported"):
         _patch.install()
     assert not _patch.installed()
     assert smolagents.models.agglomerate_stream_deltas is stock

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._patch import SUPPORTED, available, install, uninstall
+from ._patch import SUPPORTED, available, install, installed, uninstall
 
 __all__ = [
     "SUPPORTED",
@@ -21,6 +21,7 @@ __all__ = [
     "available",
     "fixed_generate_content_async",
     "install",
+    "installed",
     "uninstall",
 ]
 

@@ -52,7 +52,7 @@ from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 
 import streamfix
 
-from ._patch import adk_version
+from ._versions import index_zero_kept, live_calls
 
 __all__ = ["StreamFixLiteLlm", "fixed_generate_content_async"]
 
@@ -70,12 +70,12 @@ _FAILURE_ERRORS = (
 
 #: google-adk 2.10+ yields a partial function-call response per tool-call fragment: there
 #: tool-call fragments go on live.
-LIVE_CALLS = adk_version() >= (2, 10)
+LIVE_CALLS = live_calls()
 #: Before 2.13 ADK's loop sends a fragment at index 0 to its fallback index (the next
 #: call) once any call has completed; from 2.13 it keeps it on call 0 while that call is
 #: open. Before 2.13, once another call completes while call 0 is open, call 0 is no
 #: longer forwarded (the end of the stream then runs the second pass).
-INDEX_ZERO_KEPT = adk_version() >= (2, 13)
+INDEX_ZERO_KEPT = index_zero_kept()
 
 if LIVE_CALLS:
     from ._tracker import LinearJsonPathTracker, linear_tracking

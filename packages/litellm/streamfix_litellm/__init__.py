@@ -26,6 +26,14 @@ from __future__ import annotations
 
 from ._ollama import chunk_parser
 from ._openai import chunk_creator
-from ._patch import SUPPORTED, available, install, uninstall
+from ._patch import SUPPORTED, available, install, installed, uninstall
 
-__all__ = ["SUPPORTED", "available", "chunk_creator", "chunk_parser", "install", "uninstall"]
+__all__ = [
+    "SUPPORTED",
+    "available",
+    "chunk_creator",
+    "chunk_parser",
+    "install",
+    "installed",
+    "uninstall",
+]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import streamfix
+from streamfix import _shimkit
 
 __all__ = ["chunk_parser"]
 
@@ -57,9 +58,14 @@ def _provider_error(error: streamfix.ProviderStreamError, chunk: dict[str, Any])
     )
 
 
+_stock: Any = None
+
+
 def _stock_parser() -> Any:
-    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
+    """litellm's own ``chunk_parser`` (found once: the original object never changes)."""
+    global _stock
+    if _stock is None:
+        from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
 
-    from . import _patch
-
-    return _patch.original("chunk_parser") or OllamaChatCompletionResponseIterator.chunk_parser
+        _stock = _shimkit.stock(OllamaChatCompletionResponseIterator, "chunk_parser")
+    return _stock

@@ -12,18 +12,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from streamfix import _shimkit
+
 __all__ = ["chunk_creator"]
 
 
 def chunk_creator(self: Any, chunk: Any) -> Any:
     """``CustomStreamWrapper.chunk_creator``, keeping function-less tool-call entries."""
     _give_entries_a_function(chunk)
-    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+    return _stock_creator()(self, chunk)
 
-    from . import _patch
 
-    stock = _patch.original("chunk_creator") or CustomStreamWrapper.chunk_creator
-    return stock(self, chunk)
+_stock: Any = None
+
+
+def _stock_creator() -> Any:
+    """litellm's own ``chunk_creator`` (found once: the original object never changes)."""
+    global _stock
+    if _stock is None:
+        from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
+
+        _stock = _shimkit.stock(CustomStreamWrapper, "chunk_creator")
+    return _stock
 
 
 def _give_entries_a_function(chunk: Any) -> None:

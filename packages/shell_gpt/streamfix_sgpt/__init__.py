@@ -15,6 +15,14 @@ class can use the fixed body directly::
 from __future__ import annotations
 
 from ._handler import get_completion, run_tool_calls
-from ._patch import SUPPORTED, available, install, uninstall
+from ._patch import SUPPORTED, available, install, installed, uninstall
 
-__all__ = ["SUPPORTED", "available", "get_completion", "install", "run_tool_calls", "uninstall"]
+__all__ = [
+    "SUPPORTED",
+    "available",
+    "get_completion",
+    "install",
+    "installed",
+    "run_tool_calls",
+    "uninstall",
+]

@@ -7,59 +7,52 @@ kept and put back exactly by :func:`uninstall`.
 
 from __future__ import annotations
 
-import importlib.util
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__all__ = ["SUPPORTED", "TRIGGER", "available", "install", "uninstall"]
+from streamfix._shimkit import Shim, Site
 
-#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
-#: ``streamfix run``) patches when the program imports it.
-TRIGGER = "sgpt.handlers.handler"
+__all__ = [
+    "DOCTOR",
+    "SHIM",
+    "SUPPORTED",
+    "TRIGGER",
+    "available",
+    "install",
+    "installed",
+    "uninstall",
+]
 
-SUPPORTED = ("1.5",)  # shell-gpt minor versions this shim was written and tested for
-
-_original: Any = None
-
-
-def available() -> bool:
-    """Is shell_gpt installed?"""
-    return importlib.util.find_spec("sgpt") is not None
-
-
-def _check_version() -> None:
-    try:
-        installed = version("shell-gpt")
-    except PackageNotFoundError as error:  # pragma: no cover - available() said yes
-        raise RuntimeError("shell-gpt is not installed") from error
-    if not installed.startswith(tuple(f"{minor}." for minor in SUPPORTED)):
-        raise RuntimeError(
-            f"shell-gpt {installed} is not supported by streamfix_sgpt (supported: "
-            f"{', '.join(v + '.x' for v in SUPPORTED)}); not patched"
-        )
+#: The shell-gpt versions this shim was written and tested for.
+SUPPORTED = "==1.5.*"
 
 
-def install() -> None:
-    """Patch ``Handler.get_completion`` (idempotent)."""
-    global _original
-    if _original is not None:
-        return
-    _check_version()
+def _cached_get_completion(_original: Any) -> Any:
+    """The fixed body behind shell_gpt's own cache decorator, as stock has it."""
     from sgpt.handlers.handler import Handler
 
     from ._handler import get_completion
 
-    _original = Handler.__dict__["get_completion"]
-    Handler.get_completion = Handler.cache(get_completion)  # type: ignore[method-assign]
-    Handler.get_completion.__streamfix__ = True  # type: ignore[attr-defined]
+    fixed = Handler.cache(get_completion)
+    fixed.__streamfix__ = True
+    return fixed
 
 
-def uninstall() -> None:
-    """Put the original ``Handler.get_completion`` back (idempotent)."""
-    global _original
-    if _original is None:
-        return
-    from sgpt.handlers.handler import Handler
+SHIM = Shim(
+    name="sgpt",
+    distribution="shell-gpt",
+    supported=SUPPORTED,
+    trigger="sgpt.handlers.handler",
+    requires=("sgpt",),
+    sites=[Site("sgpt.handlers.handler", "Handler.get_completion", _cached_get_completion)],
+)
 
-    Handler.get_completion = _original  # type: ignore[method-assign]
-    _original = None
+#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
+#: ``streamfix run``) patches when the program imports it.
+TRIGGER = SHIM.trigger
+#: The doctor's driver for this framework ("module:attribute", imported when run).
+DOCTOR = "streamfix_sgpt._doctor:DRIVER"
+
+available = SHIM.available
+install = SHIM.install
+uninstall = SHIM.uninstall
+installed = SHIM.installed

@@ -1,0 +1,38 @@
+"""Every google-adk version threshold the shim depends on, in one place."""
+
+from __future__ import annotations
+
+import functools
+
+from streamfix._shimkit import release
+
+__all__ = ["INDEX_ZERO_KEPT_FROM", "LIVE_CALLS_FROM", "SUPPORTED", "index_zero_kept", "live_calls"]
+
+#: Supported google-adk releases: the newest 1.x (1.39+) and 2.x.
+SUPPORTED = ">=1.39,<3"
+
+#: From 2.10 ``LiteLlm`` yields a partial function-call response per tool-call fragment:
+#: tool-call fragments are forwarded live, and ADK's partial-arguments tracker
+#: (``streaming_utils._JsonPathTracker``) runs, which a fixed stream swaps for a linear
+#: one (``_tracker``) and ``uninstall`` puts back.
+LIVE_CALLS_FROM = (2, 10)
+
+#: Before 2.13 ADK's loop sends a fragment at index 0 to its fallback index (the next
+#: call) once any call has completed; from 2.13 it keeps it on call 0 while that call is
+#: open.
+INDEX_ZERO_KEPT_FROM = (2, 13)
+
+
+@functools.cache
+def _installed() -> tuple[int, ...]:
+    return release("google-adk")
+
+
+def live_calls() -> bool:
+    """Whether the installed google-adk streams partial function-call responses."""
+    return _installed() >= LIVE_CALLS_FROM
+
+
+def index_zero_kept() -> bool:
+    """Whether the installed google-adk keeps index-0 fragments on call 0."""
+    return _installed() >= INDEX_ZERO_KEPT_FROM
