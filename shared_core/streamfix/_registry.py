@@ -16,20 +16,31 @@ only the frameworks it uses.
 from __future__ import annotations
 
 import functools
-import importlib.abc
-import importlib.machinery
-import logging
 import sys
-import threading
 from collections.abc import Callable, Sequence
-from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # entry points are read only when a patch is asked for
+    import importlib.machinery
+    from importlib.metadata import EntryPoint
 
 __all__ = ["GROUP", "Patch", "install", "install_on_import", "installed", "uninstall"]
 
 GROUP = "streamfix.patches"
-logger = logging.getLogger("streamfix")
+
+
+class _Log:
+    """``logging.getLogger("streamfix")``, imported on first use (logging loads
+    threading, which ``import streamfix`` must not)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import logging  # noqa: PLC0415
+
+        return getattr(logging.getLogger("streamfix"), name)
+
+
+logger: Any = _Log()
 
 _active: dict[str, Patch] = {}
 
@@ -46,6 +57,8 @@ class Patch(Protocol):
 
 
 def _entry_points(names: tuple[str, ...]) -> list[EntryPoint]:
+    from importlib.metadata import entry_points  # noqa: PLC0415 (not at import streamfix)
+
     found = {ep.name: ep for ep in entry_points(group=GROUP)}
     for name in names:
         if name not in found:
@@ -122,12 +135,15 @@ def _activate_hook(name: str, patch: Patch, _module: ModuleType) -> None:
     _activate(name, patch)
 
 
-class _PostImportFinder(importlib.abc.MetaPathFinder):
+class _PostImportFinder:
     """Runs callbacks right after a module has been imported (first on ``sys.meta_path``;
     it finds nothing itself: it wraps the loader the other finders return). A spec asked
-    for without an import (``importlib.util.find_spec``) runs nothing."""
+    for without an import (``importlib.util.find_spec``) runs nothing. (A meta path
+    finder by protocol: subclassing ``importlib.abc`` would load it at import streamfix.)"""
 
     def __init__(self) -> None:
+        import threading  # noqa: PLC0415 (only once install_on_import is called)
+
         self._hooks: dict[str, list[Callable[[ModuleType], object]]] = {}
         self._lock = threading.Lock()
 
@@ -151,12 +167,12 @@ class _PostImportFinder(importlib.abc.MetaPathFinder):
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _HookedLoader(spec.loader, self)
+                    spec.loader = _HookedLoader(spec.loader, self)  # type: ignore[assignment]
                 return spec
         return None
 
 
-class _HookedLoader(importlib.abc.Loader):
+class _HookedLoader:
     """A loader that runs the finder's hooks once the module it loads has executed."""
 
     def __init__(self, loader: Any, finder: _PostImportFinder) -> None:
