@@ -1,35 +1,29 @@
 """The sans-I/O assembler: chunks in, events out, one assembled message per choice at the end.
 
-State lives here, decisions in ``_routing``, chunk shapes in ``_normalize``, JSON
-structure in ``_scanner``. After an error or after :meth:`ToolCallAssembler.finish`, every
-further call refuses with :class:`AssemblerClosedError` (as h11 does).
+All state transitions happen here, and only here; the state itself is ``_state``, where a
+fragment goes is decided by ``_routing``, what the end of the stream makes of each call
+by ``_repair``, chunk shapes by ``_normalize`` (and the common argument-only chunk by
+``_fastpath``), JSON structure by ``_scanner``. After an error or after
+:meth:`ToolCallAssembler.finish`, every further call refuses with
+:class:`AssemblerClosedError` (as h11 does).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterable, Iterable, Mapping
-from itertools import pairwise
 from typing import Any
 
 from ._errors import (
     ArgumentsTooLargeError,
     AssemblerClosedError,
-    MalformedToolCallError,
     ProviderStreamError,
     StreamFixError,
-    TruncatedToolCallError,
 )
-from ._normalize import (
-    ChoiceDelta,
-    Chunk,
-    Fragment,
-    bare_object_arguments,
-    normalize,
-    only_arguments,
-)
-from ._routing import Action, bare_continuation, route
-from ._scanner import JsonScanner
+from ._fastpath import continuation
+from ._normalize import ChoiceDelta, Chunk, Fragment, normalize
+from ._repair import Complete, Malformed, Outcome, Truncated, failure, names_of, settle, unsettled
+from ._routing import Action, bare_continuation, is_error_finish, merged_name, route
+from ._state import CallState, ChoiceState
 from ._types import (
     ArgumentsDelta,
     AssembledMessage,
@@ -45,125 +39,6 @@ from ._types import (
 )
 
 __all__ = ["ToolCallAssembler", "aassemble", "assemble"]
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-# json.loads, refusing NaN and Infinity: a tool is never handed what is not JSON.
-_loads = json.JSONDecoder(parse_constant=_reject_constant).decode
-
-
-class CallState:
-    """One call being assembled.
-
-    ``parts`` are the argument fragments as received (joined once, at the end);
-    ``scanned`` counts the parts the scanner has seen; ``position`` is the call's place
-    in order of first appearance; ``size`` counts argument bytes when a cap is set.
-    """
-
-    __slots__ = (
-        "announced",
-        "extras",
-        "follow_on",
-        "follow_ons",
-        "id",
-        "name",
-        "origin",
-        "parts",
-        "position",
-        "scanned",
-        "scanner",
-        "signature",
-        "size",
-        "wire_index",
-    )
-
-    def __init__(self, position: int, wire_index: int | None, *, track_members: bool) -> None:
-        self.position = position
-        self.wire_index = wire_index
-        self.id: str | None = None
-        self.name: str | None = None
-        self.parts: list[str] = []
-        self.scanned = 0
-        self.scanner = JsonScanner(track_members=track_members)
-        self.signature: str | None = None
-        self.extras: dict[str, Any] = {}
-        self.size = 0
-        self.origin: CallState | None = None  # B4: the call this one's value followed
-        self.follow_ons = 0  # B4: how many follow-on calls this one has had
-        self.follow_on = 0  # B4: which follow-on of its origin this call is
-        self.announced = False  # ToolCallCompleted was emitted
-
-    def scan(self) -> JsonScanner:
-        """Bring the scanner up to date with the parts received (only the new ones)."""
-        parts = self.parts
-        if self.scanned < len(parts):
-            new = (
-                parts[self.scanned]
-                if self.scanned + 1 == len(parts)
-                else "".join(parts[self.scanned :])
-            )
-            self.scanned = len(parts)
-            self.scanner.advance(new)
-        return self.scanner
-
-    def text(self) -> str:
-        return "".join(self.parts)
-
-
-class ChoiceState:
-    """Everything known about one choice: its calls and their indexes, text, reasoning."""
-
-    __slots__ = (
-        "by_id",
-        "by_index",
-        "calls",
-        "content",
-        "diagnostics",
-        "finish_reason",
-        "held_signatures",
-        "number",
-        "reasoning",
-    )
-
-    def __init__(self, number: int) -> None:
-        self.number = number
-        self.calls: list[CallState] = []
-        self.by_index: dict[int, CallState] = {}
-        self.by_id: dict[str, CallState] = {}
-        self.held_signatures: dict[int | None, str] = {}
-        self.content: list[str] = []
-        self.reasoning: list[str] = []
-        self.finish_reason: str | None = None
-        self.diagnostics: list[Diagnostic] = []
-
-    # Questions the routing rules ask.
-
-    def is_complete(self, call: CallState) -> bool:
-        return call.scan().complete
-
-    def is_resend(self, call: CallState, arguments: str) -> bool:
-        text = call.text().strip()
-        again = arguments.strip()
-        if again == text:
-            return True
-        try:
-            return bool(_loads(again) == _loads(text))
-        except (ValueError, RecursionError):
-            return False
-
-    def last_call(self) -> CallState | None:
-        return self.calls[-1] if self.calls else None
-
-    def last_open_call(self) -> CallState | None:
-        # Only the most recent call can still be open when fragments carry no index.
-        last = self.calls[-1] if self.calls else None
-        return last if last is not None and not last.scan().complete else None
-
-    def diagnose(self, code: str, detail: str, position: int | None = None) -> None:
-        self.diagnostics.append(Diagnostic(code, detail, self.number, position))
 
 
 class ToolCallAssembler:
@@ -199,38 +74,36 @@ class ToolCallAssembler:
     def finish(self, choice: int = 0) -> AssembledMessage:
         """End the stream; the assembled message of ``choice``.
 
-        Raises :class:`TruncatedToolCallError` when a call's arguments never completed and
-        :class:`MalformedToolCallError` when they are not one JSON object; both carry the
-        message assembled from the rest.
+        Raises :class:`TruncatedToolCallError` when a call of that choice never completed
+        its arguments and :class:`MalformedToolCallError` when they are not one JSON
+        object; both carry the message assembled from the rest of that choice. Other
+        choices are not looked at (use :meth:`finish_all` for all of them).
         """
-        messages = self.finish_all()
-        if choice in messages:
-            return messages[choice]
-        return AssembledMessage(usage=self._usage, diagnostics=list(self._problems), choice=choice)
-
-    def finish_all(self) -> dict[int, AssembledMessage]:
-        """End the stream; one assembled message per choice index. Call it once."""
         self._check_open()
         self._closed = "finished"
-        messages: dict[int, AssembledMessage] = {}
-        for number in sorted(self._choices):
-            message, truncated, malformed = self._build(self._choices[number])
-            if truncated:
-                self._fail(_truncation_error(message, truncated, self._choices[number]))
-            if malformed:
-                self._fail(_malformed_error(message, malformed, self._choices[number]))
-            messages[number] = message
-        return messages
+        state = self._choices.get(choice)
+        if state is None:
+            return AssembledMessage(
+                usage=self._usage, diagnostics=list(self._problems), choice=choice
+            )
+        return self._settle(state)
+
+    def finish_all(self) -> dict[int, AssembledMessage]:
+        """End the stream; one assembled message per choice index. Call it once.
+
+        Raises as :meth:`finish` does for the first choice (by index) that fails."""
+        self._check_open()
+        self._closed = "finished"
+        return {number: self._settle(self._choices[number]) for number in sorted(self._choices)}
 
     # --- consuming chunks ----------------------------------------------------------------
 
     def _consume_all(self, chunks: Iterable[object], events: list[Event] | None) -> None:
         """Consume chunks: the hot loop of every stream.
 
-        Most chunks only continue one call's arguments. They are recognised here, for
-        dicts inline (a function call per chunk would cost a third of the time), for
-        objects by ``bare_object_arguments``; the routing policy's
-        ``bare_continuation`` names the call they continue. Anything else goes through
+        Most chunks only continue one call's arguments (``_fastpath.continuation``); the
+        routing policy's ``bare_continuation`` names the call they continue, and their
+        text is appended without normalising the chunk. Anything else goes through
         :meth:`_consume`.
         """
         states = self._choices
@@ -238,41 +111,18 @@ class ToolCallAssembler:
         for chunk in chunks:
             if self._closed is not None:
                 self._check_open()
-            number: object = None
-            if type(chunk) is dict:
-                try:
-                    (choice,) = chunk["choices"]
-                    delta = choice["delta"]
-                    (entry,) = delta["tool_calls"]
-                    function = entry["function"]
-                    text, index, number = function["arguments"], entry["index"], choice["index"]
-                except (KeyError, TypeError, ValueError, IndexError):
-                    number = None
-                else:
-                    if not (
-                        type(text) is str
-                        and type(index) is int
-                        and (
-                            (len(entry) == 2 and len(function) == 1 and len(delta) == 1)
-                            or only_arguments(delta, entry, function)
-                        )
-                        and choice.get("finish_reason") is None
-                        and chunk.get("usage") is None
-                        and "error" not in chunk
-                    ):
-                        number = None
-            else:
-                bare = bare_object_arguments(chunk)
-                if bare is not None:
-                    number, index, text = bare
-            state = states.get(number) if type(number) is int else None
-            call = bare_continuation(state, index, text) if state is not None else None
-            if call is None:
-                self._consume(chunk, events)
-            elif quiet:
-                call.parts.append(text)
-            else:
-                self._add_arguments(state, call, text, events)  # type: ignore[arg-type]
+            found = continuation(chunk)
+            if found is not None:
+                number, index, text = found
+                state = states.get(number)
+                call = bare_continuation(state, index, text) if state is not None else None
+                if call is not None:
+                    if quiet:
+                        call.parts.append(text)
+                    else:
+                        self._add_arguments(state, call, text, events)  # type: ignore[arg-type]
+                    continue
+            self._consume(chunk, events)
 
     def _consume(self, chunk: object, events: list[Event] | None) -> None:
         normalized = self._read(chunk)
@@ -315,9 +165,8 @@ class ToolCallAssembler:
         for fragment in delta.fragments:
             self._apply(state, fragment, events)
         if delta.finish_reason:
-            # E2: a finish reason never ends the stream; the last one given counts.
             state.finish_reason = delta.finish_reason
-            if delta.finish_reason == "error":  # E5: OpenRouter-style, with no error object
+            if is_error_finish(delta.finish_reason):
                 self._provider_error(
                     normalized, "the stream ended with finish_reason 'error'", None
                 )
@@ -354,11 +203,7 @@ class ToolCallAssembler:
         call = CallState(len(state.calls), fragment.call_index, track_members=not self._quiet)
         state.calls.append(call)
         if follows is not None:  # B4: the next value of a call's arguments, sent on its own
-            origin = follows.origin or follows
-            origin.follow_ons += 1
-            call.origin = origin
-            call.follow_on = origin.follow_ons
-            call.name = origin.name  # its id is derived when the message is built
+            call.follow(follows)
         held = state.held_signatures.pop(fragment.call_index, None)
         if held:
             call.signature = held  # F3: a signature sent before its call
@@ -392,7 +237,7 @@ class ToolCallAssembler:
             call.id = f.id
             state.by_id[f.id] = call
         if f.name:
-            self._merge_name(call, f.name)
+            call.name = merged_name(call.name, f.name, self.tools)
         if f.signature:
             call.signature = f.signature
         if f.extras:
@@ -404,31 +249,6 @@ class ToolCallAssembler:
             ToolCallUpdated(call.position, _event_id(call), call.name, call.signature, state.number)
         )
 
-    def _merge_name(self, call: CallState, name: str) -> None:
-        """C1 (repeated name), C2 (name in pieces), C3 (name arriving late).
-
-        Declared tools decide first: the pieces joined, if a declared name is or starts
-        with them; else the new name if declared; else the current one if declared.
-        Without tools: a repeat is ignored, a longer name that extends the current one
-        replaces it (names re-sent whole), anything else is a piece to append.
-        """
-        current = call.name
-        if current is None:
-            call.name = name
-            return
-        joined = current + name
-        tools = self.tools
-        if tools:
-            if joined in tools or any(tool.startswith(joined) for tool in tools):
-                call.name = joined
-                return
-            for known in (name, current):
-                if known in tools:
-                    call.name = known
-                    return
-        if name != current:
-            call.name = name if name.startswith(current) else joined
-
     def _add_arguments(
         self, state: ChoiceState, call: CallState, text: str, events: list[Event] | None
     ) -> None:
@@ -436,7 +256,7 @@ class ToolCallAssembler:
         if self.max_argument_bytes is not None:
             call.size += len(text.encode("utf-8", "surrogatepass"))
             if call.size > self.max_argument_bytes:
-                message, _, _ = self._build(state)
+                message, _ = self._build(state)
                 self._fail(
                     ArgumentsTooLargeError(
                         f"arguments of tool call {call.name!r} exceed "
@@ -472,10 +292,11 @@ class ToolCallAssembler:
     def _provider_error(self, chunk: Chunk, text: str, status: int | None) -> None:
         number = chunk.choices[0].choice if chunk.choices else 0
         state = self._choices.get(number)
-        message, partial = AssembledMessage(usage=self._usage), {}
+        message, partial, names = AssembledMessage(usage=self._usage), {}, {}
         if state is not None:
-            message, truncated, malformed = self._build(state)
-            partial = {**truncated, **malformed}
+            message, outcomes = self._build(state)
+            cut = {p: o for p, o in outcomes.items() if isinstance(o, Truncated | Malformed)}
+            partial, names = unsettled(state, cut), names_of(state, cut)
         self._fail(
             ProviderStreamError(
                 f"the provider reported an error mid-stream: {text}",
@@ -483,30 +304,33 @@ class ToolCallAssembler:
                 status_code=status,
                 message=message,
                 partial_arguments=partial,
-                partial_names=_names(state, partial) if state is not None else {},
+                partial_names=names,
             )
         )
 
     # --- building the message ------------------------------------------------------------
 
-    def _build(self, state: ChoiceState) -> tuple[AssembledMessage, dict[int, str], dict[int, str]]:
-        """The message from everything complete; truncated and malformed raw arguments."""
+    def _settle(self, state: ChoiceState) -> AssembledMessage:
+        """The choice's message; raises if a call of it could not be settled."""
+        message, outcomes = self._build(state)
+        error = failure(state, message, outcomes)
+        if error is not None:
+            self._fail(error)
+        return message
+
+    def _build(self, state: ChoiceState) -> tuple[AssembledMessage, dict[int, Outcome]]:
+        """The message from every call that settled, and each call's outcome."""
         calls: list[ToolCall] = []
-        truncated: dict[int, str] = {}
-        malformed: dict[int, str] = {}
+        outcomes: dict[int, Outcome] = {}
         values_seen: dict[int, int] = {}  # B4: values so far per originating call
         for call in state.calls:
-            outcome = _finish_call(state, call)
-            if isinstance(outcome, list):
+            outcome = outcomes[call.position] = settle(state, call)
+            if isinstance(outcome, Complete):
                 origin = call.origin or call
-                for arguments, parsed in outcome:
+                for arguments, parsed in outcome.values:
                     n = values_seen.get(origin.position, 0)
                     values_seen[origin.position] = n + 1
                     calls.append(_tool_call(origin, arguments, parsed, len(calls), n))
-            elif outcome == "truncated":
-                truncated[call.position] = call.text()
-            elif outcome == "malformed":
-                malformed[call.position] = call.text()
         message = AssembledMessage(
             content="".join(state.content),
             reasoning="".join(state.reasoning),
@@ -516,83 +340,7 @@ class ToolCallAssembler:
             diagnostics=[*self._problems, *state.diagnostics],
             choice=state.number,
         )
-        return message, truncated, malformed
-
-
-Value = tuple[str, dict[str, Any]]
-
-
-def _finish_call(state: ChoiceState, call: CallState) -> list[Value] | str:
-    """The call's JSON values (B4 may give several), or "truncated", "malformed", "dropped"."""
-    text = call.text()
-    if call.name is None:
-        if text.strip() in ("", "{}"):  # B9
-            state.diagnose(
-                "phantom-call", "a call with no name and no arguments was dropped", call.position
-            )
-            return "dropped"
-        state.diagnose("nameless-call", "a call has arguments but never got a name", call.position)
-        return "malformed"
-    if not text.strip():
-        return [("{}", {})]  # D2: a zero-argument tool
-    try:  # the common case, one parse of one value; the scanner is needed only if it fails
-        parsed = _loads(text)
-    except (ValueError, RecursionError):
-        parsed = None
-    if isinstance(parsed, dict):
-        return [(text, parsed)]  # the provider's own text, as a non-streamed response has it
-    return _repair(state, call, text)
-
-
-def _repair(state: ChoiceState, call: CallState, text: str) -> list[Value] | str:
-    """Arguments that are not one JSON object: several values (B4), cumulative (C5),
-    truncated (E4) or malformed."""
-    scanner = call.scan()
-    if scanner.error is None and not scanner.dirty and scanner.boundaries:
-        values = _split(text, scanner.boundaries)
-        if values is not None:
-            detail = f"{len(values)} JSON values arrived as one call's arguments; split"
-            state.diagnose("split-values", detail, call.position)
-            return values
-    cumulative = _cumulative(call.parts)
-    if cumulative is not None:
-        detail = "arguments were re-sent whole on every fragment; the last copy kept"
-        state.diagnose("cumulative-arguments", detail, call.position)
-        return [cumulative]
-    if scanner.error is None and (scanner.dirty or not scanner.boundaries):
-        return "truncated"
-    why = scanner.error or "not a JSON object"
-    state.diagnose("malformed-arguments", f"arguments of {call.name!r}: {why}", call.position)
-    return "malformed"
-
-
-def _split(text: str, boundaries: list[int]) -> list[tuple[str, dict[str, Any]]] | None:
-    values = []
-    start = 0
-    for end in boundaries:
-        raw = text[start:end].strip()
-        start = end
-        try:
-            parsed = _loads(raw)
-        except (ValueError, RecursionError):
-            return None
-        if not isinstance(parsed, dict):
-            return None
-        values.append((raw, parsed))
-    return values
-
-
-def _cumulative(parts: list[str]) -> tuple[str, dict[str, Any]] | None:
-    """C5: every fragment repeats everything so far; the last one is the whole value."""
-    pieces = [part for part in parts if part]
-    if len(pieces) < 2 or not all(b.startswith(a) for a, b in pairwise(pieces)):
-        return None
-    raw = pieces[-1].strip()
-    try:
-        parsed = _loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return (raw, parsed) if isinstance(parsed, dict) else None
+        return message, outcomes
 
 
 def _event_id(call: CallState) -> str | None:
@@ -622,39 +370,6 @@ def _tool_call(
         index=index,
         thought_signature=origin.signature if first else None,
         extras=dict(origin.extras) if first else {},
-    )
-
-
-def _truncation_error(
-    message: AssembledMessage, truncated: dict[int, str], state: ChoiceState
-) -> TruncatedToolCallError:
-    names = ", ".join(
-        f"{call.name!r} after {len(truncated[call.position])} characters"
-        for call in state.calls
-        if call.position in truncated
-    )
-    reason = f" (finish_reason={state.finish_reason})" if state.finish_reason else ""
-    return TruncatedToolCallError(
-        f"tool call arguments are truncated{reason}: {names}",
-        message=message,
-        partial_arguments=truncated,
-        partial_names=_names(state, truncated),
-    )
-
-
-def _names(state: ChoiceState, positions: dict[int, str]) -> dict[int, str | None]:
-    return {call.position: call.name for call in state.calls if call.position in positions}
-
-
-def _malformed_error(
-    message: AssembledMessage, malformed: dict[int, str], state: ChoiceState
-) -> MalformedToolCallError:
-    details = "; ".join(d.detail for d in message.diagnostics if d.position in malformed)
-    return MalformedToolCallError(
-        f"tool call arguments are malformed: {details}",
-        message=message,
-        partial_arguments=malformed,
-        partial_names=_names(state, malformed),
     )
 
 

@@ -17,20 +17,13 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-__all__ = [
-    "ChoiceDelta",
-    "Chunk",
-    "Fragment",
-    "bare_object_arguments",
-    "normalize",
-    "only_arguments",
-]
+from ._fastpath import fields as _fields
+
+__all__ = ["ChoiceDelta", "Chunk", "Fragment", "normalize"]
 
 
 _new = tuple.__new__
 _STANDARD_CALL_KEYS = frozenset(("index", "id", "type", "function"))
-_STANDARD_FUNCTION_KEYS = frozenset(("name", "arguments"))
-_BARE_FUNCTION_KEYS = frozenset(("name", "arguments"))
 _THOUGHT_SEPARATOR = "__thought__"
 _SIGNATURE_VENDORS = ("google", "vertex")
 
@@ -88,67 +81,6 @@ def normalize(chunk: object) -> Chunk:
         return _openai_dict(_view(chunk), problems)
     problems.append(f"not a chunk: {type(chunk).__name__}")
     return _new(Chunk, ([], None, None, problems))
-
-
-def bare_object_arguments(chunk: Any) -> tuple[int, int, str] | None:
-    """``(choice, index, text)`` if a pydantic chunk object (openai, litellm) only carries
-    more argument text for one call, else ``None``. Reads the fields directly: the common
-    chunk then costs about what a dict chunk does."""
-    try:
-        fields = _pydantic_fields(chunk)
-        (choice,) = fields["choices"]
-        choice_fields = _pydantic_fields(choice)
-        delta = _pydantic_fields(choice_fields["delta"])
-        (call,) = delta["tool_calls"]
-        call_fields = _pydantic_fields(call)
-        function = _pydantic_fields(call_fields["function"])
-        text, index = function["arguments"], call_fields["index"]
-        number = choice_fields["index"]
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return None
-    if (
-        type(text) is str
-        and type(index) is int
-        and type(number) is int
-        and call_fields.get("id") is None
-        and function.get("name") is None
-        and len(call_fields) <= len(_STANDARD_CALL_KEYS)  # no provider extras
-        and _STANDARD_CALL_KEYS.issuperset(call_fields)
-        and len(function) <= len(_STANDARD_FUNCTION_KEYS)  # none on the function either
-        and _STANDARD_FUNCTION_KEYS.issuperset(function)
-        and choice_fields.get("finish_reason") is None
-        and fields.get("usage") is None
-        and fields.get("error") is None
-        and not (delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"))
-    ):
-        return number, index, text
-    return None
-
-
-def _pydantic_fields(value: Any) -> dict[str, Any]:
-    """A pydantic model's fields, declared and extra (AttributeError for anything else)."""
-    extra = value.__pydantic_extra__
-    return {**value.__dict__, **extra} if extra else value.__dict__
-
-
-def only_arguments(delta: Any, entry: Any, function: Any) -> bool:
-    """A delta whose one tool-call entry carries only argument text: no id, name or
-    provider extras, and no text or reasoning beside it (fields set to null allowed).
-
-    The first half of the fast-path test on dict chunks, which lives in the assembler's
-    hot loop (``ToolCallAssembler._consume_all``); objects use
-    :func:`bare_object_arguments`.
-    """
-    return (
-        type(delta) is dict
-        and type(entry) is dict
-        and type(function) is dict
-        and not (delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"))
-        and entry.get("id") is None
-        and function.get("name") is None
-        and _STANDARD_CALL_KEYS.issuperset(entry)
-        and _BARE_FUNCTION_KEYS.issuperset(function)
-    )
 
 
 # --- OpenAI-style dicts -------------------------------------------------------------------
@@ -236,19 +168,6 @@ def _dict_call(call: object, problems: list[str]) -> Fragment | None:
 # --- objects of the same shape (openai, litellm) ------------------------------------------
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
-
-
-def _fields(value: Any) -> dict[str, Any]:
-    """An object's fields as a dict, read directly (attribute access on litellm's types
-    goes through a slow ``__getattr__``). Pydantic keeps undeclared fields, and litellm
-    some declared ones, in ``__pydantic_extra__``."""
-    if type(value) is dict:
-        return value
-    fields = value.__dict__
-    if type(fields) is not dict:
-        raise TypeError(f"{type(value).__name__} is not an object of fields")
-    extra = getattr(value, "__pydantic_extra__", None)
-    return {**fields, **extra} if extra else fields
 
 
 def _without_none(fields: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

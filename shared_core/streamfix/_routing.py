@@ -1,10 +1,13 @@
-"""The routing policy: where each tool-call fragment goes.
+"""The routing policy: where each tool-call fragment goes, and what its fields mean.
 
-This file is the one place that decides, for a fragment of ``delta.tool_calls``, whether
-it continues a call, opens a new one, re-sends a finished one, signs one, or is held.
-It is a table of rules tried in order; each names the wire shape it serves
-(``shared/docs/wire-shapes.md``) and has a test named after that shape in
-``tests/core/test_wire_shapes.py``. Rules only decide; ``_assembler`` applies.
+This file is the one place that decides, while the stream runs, for a fragment of
+``delta.tool_calls`` whether it continues a call, opens a new one (B4: a follow-on of
+one), re-sends a finished one, signs one, or is held (:data:`RULES`, tried in order); how
+a name sent again, in pieces or late merges into the call's name (:func:`merged_name`);
+and what a finish reason means (:func:`is_error_finish`). Each rule names the wire shape
+it serves (``shared/docs/wire-shapes.md``) and has a test named after that shape in
+``tests/core/test_wire_shapes.py``. Rules only decide; ``_assembler`` applies. What the
+end of the stream decides is ``_repair``.
 
 "Complete" below means the call's arguments already hold a whole JSON value and nothing
 after it (the incremental scanner says so, advancing only over text it has not seen).
@@ -14,14 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING
 
 from ._normalize import Fragment
+from ._state import CallState, ChoiceState
 
-if TYPE_CHECKING:
-    from ._assembler import CallState, ChoiceState
-
-__all__ = ["RULES", "Action", "Decision", "bare_continuation", "route"]
+__all__ = [
+    "RULES",
+    "Action",
+    "Decision",
+    "bare_continuation",
+    "is_error_finish",
+    "merged_name",
+    "route",
+]
 
 # Arguments are JSON objects: only text that begins (after blanks) with "{" can open the
 # arguments of a new call.
@@ -40,8 +48,8 @@ class Action(Enum):
     IGNORE = "ignore"  # an entry that carries nothing at all
 
 
-Decision = tuple[Action, "CallState | None"]
-Rule = Callable[["ChoiceState", Fragment], "Decision | None"]
+Decision = tuple[Action, CallState | None]
+Rule = Callable[[ChoiceState, Fragment], Decision | None]
 
 
 def _starts_value(arguments: str | None) -> bool:
@@ -206,3 +214,33 @@ def route(state: ChoiceState, fragment: Fragment) -> Decision:
         if decision is not None:
             return decision
     raise AssertionError("without_index always decides")  # pragma: no cover
+
+
+def merged_name(current: str | None, name: str, tools: frozenset[str]) -> str:
+    """C1 (name repeated on every fragment), C2 (name in pieces), C3 (name arriving late):
+    the call's name once ``name`` arrives for a call named ``current`` so far.
+
+    Declared tools decide first: the pieces joined, if a declared name is or starts with
+    them; else the new name if declared; else the current one if declared. Without
+    tools: a repeat is ignored, a longer name that extends the current one replaces it
+    (names re-sent whole), anything else is a piece to append.
+    """
+    if current is None:
+        return name
+    joined = current + name
+    if tools:
+        if joined in tools or any(tool.startswith(joined) for tool in tools):
+            return joined
+        for known in (name, current):
+            if known in tools:
+                return known
+    if name == current:
+        return current
+    return name if name.startswith(current) else joined
+
+
+def is_error_finish(finish_reason: str) -> bool:
+    """E5: ``finish_reason: "error"`` (OpenRouter, with or without an ``error`` object) is
+    a provider error. Any other finish reason is recorded, the last one given counting,
+    and never ends the stream (E2: more calls may follow it)."""
+    return finish_reason == "error"

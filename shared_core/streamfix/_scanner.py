@@ -17,7 +17,15 @@ import json
 import re
 from typing import Any
 
-__all__ = ["JsonScanner"]
+__all__ = ["JsonScanner", "strict_loads"]
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+#: ``json.loads`` refusing NaN and Infinity: a tool is never handed what is not JSON.
+strict_loads = json.JSONDecoder(parse_constant=_reject_constant).decode
 
 # The body of a string up to its closing quote, escapes included (the "unrolled loop"):
 # it stops at the closing quote, at a backslash that ends the text, or at the text's end.
@@ -73,11 +81,6 @@ class JsonScanner:
     def complete(self) -> bool:
         """At least one value ended and nothing but whitespace followed it."""
         return bool(self.boundaries) and not self.dirty and self.error is None
-
-    @property
-    def in_value(self) -> bool:
-        """A value has started and has not ended (the text so far is truncated)."""
-        return self.dirty
 
     def partial(self) -> dict[str, Any]:
         """The complete top-level members of the first object, as a new dict."""

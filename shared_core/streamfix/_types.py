@@ -18,6 +18,7 @@ __all__ = [
     "ToolCall",
     "ToolCallCompleted",
     "ToolCallStarted",
+    "ToolCallUpdated",
     "UsageReported",
 ]
 

@@ -1,0 +1,116 @@
+"""The one fast path: "this chunk only continues one call's arguments".
+
+Most chunks of a streamed tool call carry nothing but a few more characters of one
+call's arguments. :func:`continuation` recognises them, for dicts and for chunk objects
+(the ``openai`` ``ChatCompletionChunk``, the ``litellm`` ``ModelResponseStream``) by the
+same criteria, so that the assembler can append their text without normalising them and
+a shim can pass them on unchanged. :func:`fields` is the one reader of a pydantic
+object's fields (declared and extra), used by the normaliser too.
+
+The criteria, all required (a field set to ``None`` counts as absent):
+
+* the chunk has one choice, no ``usage`` and no ``error`` (its other top-level fields,
+  ``id``, ``model``, ..., are metadata nobody assembles);
+* the choice has an integer ``index``, a ``delta`` and no ``finish_reason``;
+* the delta has one ``tool_calls`` entry and no text in ``content``,
+  ``reasoning_content`` or ``reasoning``;
+* the entry has an integer ``index``, no ``id``, no ``type`` or ``"function"``, no
+  provider fields, and a ``function`` whose ``arguments`` is a string and which has
+  no ``name`` and no ``provider_specific_fields``.
+
+A framework that reads a top-level field of its own (ADK's grounding metadata) checks
+that field itself.
+
+Whatever this accepts, the normaliser reads as exactly one :class:`~._normalize.Fragment`
+with that index and argument text and nothing else (``tests/core/test_fastpath.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["continuation", "fields"]
+
+# The fields of a tool-call entry that are not provider extras.
+_ENTRY_KEYS = frozenset(("index", "id", "type", "function"))
+_TYPES = (None, "function")
+
+
+def fields(value: Any) -> dict[str, Any]:
+    """A chunk part's fields as a dict: a dict as it is, a pydantic model's declared and
+    extra fields (read directly: attribute access on litellm's types goes through a slow
+    ``__getattr__``; pydantic keeps undeclared fields, and litellm some declared ones, in
+    ``__pydantic_extra__``). ``TypeError`` or ``AttributeError`` for anything else."""
+    if type(value) is dict:
+        return value
+    own = value.__dict__
+    if type(own) is not dict:
+        raise TypeError(f"{type(value).__name__} is not an object of fields")
+    extra = getattr(value, "__pydantic_extra__", None)
+    return {**own, **extra} if extra else own
+
+
+def _model_fields(value: Any) -> dict[str, Any]:
+    """:func:`fields` for a pydantic model only (``AttributeError`` otherwise): the object
+    path of :func:`continuation` reads five of these per chunk."""
+    extra = value.__pydantic_extra__
+    return {**value.__dict__, **extra} if extra else value.__dict__
+
+
+def continuation(chunk: Any) -> tuple[int, int, str] | None:
+    """``(choice, index, text)`` if ``chunk`` only adds ``text`` to the arguments of the
+    call at wire index ``index`` of choice ``choice`` (module docstring), else ``None``.
+
+    Runs once per chunk on every stream: keep it flat (a dict chunk as OpenAI sends it
+    is decided by the ``len`` tests alone)."""
+    try:
+        if type(chunk) is dict:
+            top = chunk
+            (choice,) = top["choices"]
+            delta = choice["delta"]
+            (entry,) = delta["tool_calls"]
+            function = entry["function"]
+        else:
+            top = _model_fields(chunk)
+            (choice,) = top["choices"]
+            choice = _model_fields(choice)
+            delta = _model_fields(choice["delta"])
+            (entry,) = delta["tool_calls"]
+            entry = _model_fields(entry)
+            function = _model_fields(entry["function"])
+        text, index, number = function["arguments"], entry["index"], choice["index"]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if (
+        type(text) is str
+        and type(index) is int
+        and type(number) is int
+        and choice.get("finish_reason") is None
+        and top.get("usage") is None
+        and top.get("error") is None
+        and (
+            len(function) == 1
+            or (function.get("name") is None and function.get("provider_specific_fields") is None)
+        )
+        and (
+            len(entry) == 2
+            or (
+                entry.get("id") is None
+                and entry.get("type") in _TYPES
+                and (entry.keys() <= _ENTRY_KEYS or _no_extras(entry))
+            )
+        )
+        and (
+            len(delta) == 1
+            or not (
+                delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning")
+            )
+        )
+    ):
+        return number, index, text
+    return None
+
+
+def _no_extras(entry: dict[str, Any]) -> bool:
+    """The entry's fields beyond the standard ones are all ``None``."""
+    return all(entry[key] is None for key in entry.keys() - _ENTRY_KEYS)

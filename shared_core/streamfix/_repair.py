@@ -1,0 +1,169 @@
+"""End-of-stream decisions: what each call's received text becomes once the stream ended.
+
+:func:`settle` looks at one call and returns a typed outcome: :class:`Complete` (one or
+more JSON objects: the call, or B4's several values, or C5's last copy), :class:`Dropped`
+(B9 phantom), :class:`Truncated` (E4) or :class:`Malformed`. Each decision names its wire
+shape (``shared/docs/wire-shapes.md``) and records a diagnostic where it repaired or
+dropped something. :func:`failure` turns the outcomes of a choice into the error the
+assembler raises, carrying the message assembled from the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from ._errors import MalformedToolCallError, StreamFixError, TruncatedToolCallError
+from ._scanner import strict_loads
+from ._state import CallState, ChoiceState
+from ._types import AssembledMessage
+
+__all__ = ["Complete", "Dropped", "Malformed", "Outcome", "Truncated", "failure", "settle"]
+
+Value = tuple[str, dict[str, Any]]
+"""One JSON object of arguments: its text and the parsed object."""
+
+
+@dataclass(frozen=True, slots=True)
+class Complete:
+    """The call's arguments are these JSON objects (more than one only after B4)."""
+
+    values: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """The call is not one (B9: no name, no arguments); left out, with a diagnostic."""
+
+
+@dataclass(frozen=True, slots=True)
+class Truncated:
+    """The arguments ended inside a JSON value (E4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """The arguments are not JSON objects, or a call with arguments never got a name."""
+
+    why: str
+
+
+Outcome = Complete | Dropped | Truncated | Malformed
+
+_EMPTY = Complete((("{}", {}),))
+
+
+def settle(state: ChoiceState, call: CallState) -> Outcome:
+    """What ``call`` becomes at the end of the stream (diagnostics go on ``state``)."""
+    text = call.text()
+    if call.name is None:
+        if text.strip() in ("", "{}"):  # B9
+            state.diagnose(
+                "phantom-call", "a call with no name and no arguments was dropped", call.position
+            )
+            return Dropped()
+        why = "a call has arguments but never got a name"
+        state.diagnose("nameless-call", why, call.position)
+        return Malformed(why)
+    if not text.strip():
+        return _EMPTY  # D2: a zero-argument tool
+    try:  # the common case, one parse of one value; the scanner is needed only if it fails
+        parsed = strict_loads(text)
+    except (ValueError, RecursionError):
+        parsed = None
+    if isinstance(parsed, dict):
+        return Complete(((text, parsed),))  # the provider's own text, as non-streamed
+    return _repair(state, call, text)
+
+
+def _repair(state: ChoiceState, call: CallState, text: str) -> Outcome:
+    """Arguments that are not one JSON object: several values (B4), cumulative (C5),
+    truncated (E4) or malformed."""
+    scanner = call.scan()
+    if scanner.error is None and not scanner.dirty and scanner.boundaries:
+        values = _split(text, scanner.boundaries)
+        if values is not None:  # B4, and B3 cut at a value's end
+            detail = f"{len(values)} JSON values arrived as one call's arguments; split"
+            state.diagnose("split-values", detail, call.position)
+            return Complete(values)
+    cumulative = _cumulative(call.parts)
+    if cumulative is not None:  # C5
+        detail = "arguments were re-sent whole on every fragment; the last copy kept"
+        state.diagnose("cumulative-arguments", detail, call.position)
+        return Complete((cumulative,))
+    if scanner.error is None and (scanner.dirty or not scanner.boundaries):
+        return Truncated()  # E4
+    why = f"arguments of {call.name!r}: {scanner.error or 'not a JSON object'}"
+    state.diagnose("malformed-arguments", why, call.position)
+    return Malformed(why)
+
+
+def _split(text: str, boundaries: list[int]) -> tuple[Value, ...] | None:
+    values = []
+    start = 0
+    for end in boundaries:
+        raw = text[start:end].strip()
+        start = end
+        try:
+            parsed = strict_loads(raw)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(parsed, dict):
+            return None
+        values.append((raw, parsed))
+    return tuple(values)
+
+
+def _cumulative(parts: list[str]) -> Value | None:
+    """C5: every fragment repeats everything so far; the last one is the whole value."""
+    pieces = [part for part in parts if part]
+    if len(pieces) < 2 or not all(b.startswith(a) for a, b in pairwise(pieces)):
+        return None
+    raw = pieces[-1].strip()
+    try:
+        parsed = strict_loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return (raw, parsed) if isinstance(parsed, dict) else None
+
+
+def failure(
+    state: ChoiceState, message: AssembledMessage, outcomes: dict[int, Outcome]
+) -> StreamFixError | None:
+    """The error ending this choice, if a call could not be settled: truncation first
+    (E4), else malformed arguments; ``None`` if every call settled."""
+    truncated = {p: o for p, o in outcomes.items() if isinstance(o, Truncated)}
+    if truncated:
+        names = ", ".join(
+            f"{call.name!r} after {len(call.text())} characters"
+            for call in state.calls
+            if call.position in truncated
+        )
+        reason = f" (finish_reason={state.finish_reason})" if state.finish_reason else ""
+        return TruncatedToolCallError(
+            f"tool call arguments are truncated{reason}: {names}",
+            message=message,
+            partial_arguments=unsettled(state, truncated),
+            partial_names=names_of(state, truncated),
+        )
+    malformed = {p: o for p, o in outcomes.items() if isinstance(o, Malformed)}
+    if malformed:
+        details = "; ".join(o.why for o in malformed.values() if isinstance(o, Malformed))
+        return MalformedToolCallError(
+            f"tool call arguments are malformed: {details}",
+            message=message,
+            partial_arguments=unsettled(state, malformed),
+            partial_names=names_of(state, malformed),
+        )
+    return None
+
+
+def unsettled(state: ChoiceState, positions: dict[int, Any]) -> dict[int, str]:
+    """The raw argument text of the calls at ``positions``."""
+    return {call.position: call.text() for call in state.calls if call.position in positions}
+
+
+def names_of(state: ChoiceState, positions: dict[int, Any]) -> dict[int, str | None]:
+    """The names of the calls at ``positions`` (``None`` if one never got one)."""
+    return {call.position: call.name for call in state.calls if call.position in positions}

@@ -1,0 +1,144 @@
+"""What the assembler knows while a stream runs: one :class:`ChoiceState` per choice
+holding its :class:`CallState` s. The routing rules (``_routing``) and the end-of-stream
+decisions (``_repair``) read these; only the assembler changes them.
+"""
+
+from __future__ import annotations
+
+from ._scanner import JsonScanner, strict_loads
+from ._types import Diagnostic
+
+__all__ = ["CallState", "ChoiceState"]
+
+
+class CallState:
+    """One call being assembled.
+
+    Fields:
+        position: the call's place in order of first appearance (its index in the
+            message, and in events).
+        wire_index: the index the provider gave its first fragment (``None`` if none).
+        id, name, signature: as merged so far (``None`` until sent).
+        parts: the argument fragments as received, joined once at the end.
+        scanned: how many of ``parts`` the scanner has seen (it advances lazily).
+        extras: raw provider fields of the call, latest value per key.
+        size: argument bytes so far (counted only when a cap is set).
+        origin, follow_on: B4, a call opened for the next JSON value of another
+            call's arguments: that call, and which of its follow-ons this one is
+            (``origin.follow_ons`` counts them); its id is derived at the end.
+        announced: ``ToolCallCompleted`` was emitted for it.
+
+    Invariant: ``scanner`` has seen exactly ``"".join(parts[:scanned])``.
+    """
+
+    __slots__ = (
+        "announced",
+        "extras",
+        "follow_on",
+        "follow_ons",
+        "id",
+        "name",
+        "origin",
+        "parts",
+        "position",
+        "scanned",
+        "scanner",
+        "signature",
+        "size",
+        "wire_index",
+    )
+
+    def __init__(self, position: int, wire_index: int | None, *, track_members: bool) -> None:
+        self.position = position
+        self.wire_index = wire_index
+        self.id: str | None = None
+        self.name: str | None = None
+        self.parts: list[str] = []
+        self.scanned = 0
+        self.scanner = JsonScanner(track_members=track_members)
+        self.signature: str | None = None
+        self.extras: dict[str, object] = {}
+        self.size = 0
+        self.origin: CallState | None = None
+        self.follow_ons = 0
+        self.follow_on = 0
+        self.announced = False
+
+    def follow(self, call: CallState) -> None:
+        """B4: this call holds the next JSON value of ``call``'s arguments."""
+        origin = call.origin or call
+        origin.follow_ons += 1
+        self.origin = origin
+        self.follow_on = origin.follow_ons
+        self.name = origin.name
+
+    def scan(self) -> JsonScanner:
+        """Bring the scanner up to date with the parts received (only the new ones)."""
+        parts = self.parts
+        if self.scanned < len(parts):
+            new = (
+                parts[self.scanned]
+                if self.scanned + 1 == len(parts)
+                else "".join(parts[self.scanned :])
+            )
+            self.scanned = len(parts)
+            self.scanner.advance(new)
+        return self.scanner
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class ChoiceState:
+    """Everything known about one choice: its calls and how fragments address them
+    (``by_index``: the call a wire index names now; ``by_id``), text, reasoning, the
+    finish reason, signatures held for calls not yet open (F3) and diagnostics."""
+
+    __slots__ = (
+        "by_id",
+        "by_index",
+        "calls",
+        "content",
+        "diagnostics",
+        "finish_reason",
+        "held_signatures",
+        "number",
+        "reasoning",
+    )
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.calls: list[CallState] = []
+        self.by_index: dict[int, CallState] = {}
+        self.by_id: dict[str, CallState] = {}
+        self.held_signatures: dict[int | None, str] = {}
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.finish_reason: str | None = None
+        self.diagnostics: list[Diagnostic] = []
+
+    # Questions the routing rules ask.
+
+    def is_complete(self, call: CallState) -> bool:
+        return call.scan().complete
+
+    def is_resend(self, call: CallState, arguments: str) -> bool:
+        text = call.text().strip()
+        again = arguments.strip()
+        if again == text:
+            return True
+        try:
+            return bool(strict_loads(again) == strict_loads(text))
+        except (ValueError, RecursionError):
+            return False
+
+    def last_call(self) -> CallState | None:
+        return self.calls[-1] if self.calls else None
+
+    def last_open_call(self) -> CallState | None:
+        # Only the most recent call can still be open when fragments carry no index.
+        last = self.calls[-1] if self.calls else None
+        return last if last is not None and not last.scan().complete else None
+
+    def diagnose(self, code: str, detail: str, position: int | None = None) -> None:
+        self.diagnostics.append(Diagnostic(code, detail, self.number, position))
