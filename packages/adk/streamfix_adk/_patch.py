@@ -18,6 +18,9 @@ __all__ = ["SUPPORTED", "TRIGGER", "available", "install", "uninstall"]
 #: ``streamfix run``) patches when the program imports it.
 TRIGGER = "google.adk.models.lite_llm"
 
+#: ``streamfix doctor``'s driver, as "module:attribute" (imported only when the doctor runs it).
+DOCTOR = "streamfix_adk._doctor:DRIVER"
+
 #: Supported google-adk releases: the newest 1.x (1.39+) and 2.x.
 SUPPORTED = ((1, 39), (3, 0))
 

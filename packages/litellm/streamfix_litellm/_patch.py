@@ -18,6 +18,9 @@ __all__ = ["SUPPORTED", "TRIGGER", "available", "install", "original", "uninstal
 #: ``streamfix run``) patches when the program imports it.
 TRIGGER = "litellm"
 
+#: ``streamfix doctor``'s driver, as "module:attribute" (imported only when the doctor runs it).
+DOCTOR = "streamfix_litellm._doctor:DRIVER"
+
 SUPPORTED = ((1, 80), (2, 0))  # litellm >= 1.80, < 2.0: the versions this shim was tested on
 
 # (module, class, attribute, replacement module, replacement name): every binding site.

@@ -17,6 +17,9 @@ __all__ = ["SUPPORTED", "TRIGGER", "available", "install", "uninstall"]
 #: ``streamfix run``) patches when the program imports it.
 TRIGGER = "sgpt.handlers.handler"
 
+#: ``streamfix doctor``'s driver, as "module:attribute" (imported only when the doctor runs it).
+DOCTOR = "streamfix_sgpt._doctor:DRIVER"
+
 SUPPORTED = ("1.5",)  # shell-gpt minor versions this shim was written and tested for
 
 _original: Any = None

@@ -28,6 +28,9 @@ __all__ = ["SUPPORTED", "TRIGGER", "available", "install", "installed", "uninsta
 #: ``streamfix run``) patches when the program imports it.
 TRIGGER = "smolagents"
 
+#: ``streamfix doctor``'s driver, as "module:attribute" (imported only when the doctor runs it).
+DOCTOR = "streamfix_smolagents._doctor:DRIVER"
+
 SUPPORTED = (">=1.24", "<2")
 """The smolagents versions this patch supports (tested: 1.24 and the newest)."""
 _LOWEST, _BELOW = (1, 24), (2,)
