@@ -6,8 +6,9 @@ response would carry, whatever the provider sends.
 >>> [(c.name, c.parsed) for c in message.tool_calls]  # doctest: +SKIP
 """
 
+from typing import Any
+
 from ._assembler import ToolCallAssembler, aassemble, assemble
-from ._corpus import SCENARIOS, Scenario, scenarios
 from ._errors import (
     ArgumentsTooLargeError,
     AssemblerClosedError,
@@ -17,7 +18,6 @@ from ._errors import (
     TruncatedToolCallError,
 )
 from ._registry import install, install_on_import, installed, uninstall
-from ._server import ReplayApp, ReplayServer, load_capture
 from ._types import (
     ArgumentsDelta,
     AssembledMessage,
@@ -33,7 +33,6 @@ from ._types import (
 )
 
 __all__ = [
-    "SCENARIOS",
     "ArgumentsDelta",
     "ArgumentsTooLargeError",
     "AssembledMessage",
@@ -43,9 +42,6 @@ __all__ = [
     "MalformedToolCallError",
     "ProviderStreamError",
     "ReasoningDelta",
-    "ReplayApp",
-    "ReplayServer",
-    "Scenario",
     "StreamFixError",
     "TextDelta",
     "ToolCall",
@@ -60,7 +56,23 @@ __all__ = [
     "install",
     "install_on_import",
     "installed",
-    "load_capture",
-    "scenarios",
     "uninstall",
 ]
+
+# The corpus and the replay server moved to streamfix.testing (the core loads no tools).
+_MOVED = ("SCENARIOS", "Scenario", "scenarios", "ReplayApp", "ReplayServer", "load_capture")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        import warnings  # noqa: PLC0415
+
+        from . import testing  # noqa: PLC0415
+
+        warnings.warn(
+            f"streamfix.{name} moved to streamfix.testing.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(testing, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """Command-line tests: ``streamfix doctor``, ``replay``, ``record``, ``run`` and the pytest
-plugin's corpus fixtures. Commands run in-process through ``streamfix._cli.main`` (typer's
+plugin's corpus fixtures. Commands run in-process through ``streamfix.cli.main`` (typer's
 exit status is the ``SystemExit`` code) or, for ``run`` and ``record``, as subprocesses."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import pytest
 
-from streamfix import _cli
+from streamfix.cli import main
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """Run ``streamfix *argv`` in-process: (exit status, stdout, stderr)."""
     try:
-        _cli.main(list(argv))
+        main(list(argv))
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     else:  # pragma: no cover - typer always exits

@@ -4,43 +4,47 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 
 import pytest
 from conftest import cli
 
 import streamfix
-from streamfix import _doctor
+import streamfix.testing
+from streamfix.cli import DRIVERS, Report, run_doctor
+from streamfix.testing import Outcome, judge
 
 
 @pytest.fixture(scope="module")
-def report() -> _doctor.Report:
-    return _doctor.run()
+def report() -> Report:
+    return run_doctor()
 
 
-def test_every_patched_cell_passes(report: _doctor.Report) -> None:
+def test_every_patched_cell_passes(report: Report) -> None:
     failing = [c.to_dict() for c in report.cells if c.patched != "ok"]
     assert failing == []
     assert report.ok
 
 
-def test_the_matrix_covers_every_installed_framework(report: _doctor.Report) -> None:
-    installed = [n for n, f in _doctor.FRAMEWORKS.items() if f.available()]
+def test_the_matrix_covers_every_installed_framework(report: Report) -> None:
+    installed = [n for n, f in DRIVERS.items() if f.available()]
     assert installed, "the cli session installs the frameworks"
-    for name, framework in _doctor.FRAMEWORKS.items():
+    for name, framework in DRIVERS.items():
         status = report.frameworks[name]["status"]
         assert status == ("patched" if framework.available() else "not installed")
         scenarios = {c.scenario for c in report.cells if c.framework == name}
         if framework.available():
-            assert scenarios == set(streamfix.scenarios(framework.dialect))
+            assert scenarios == set(streamfix.testing.scenarios(framework.dialect))
 
 
-def test_stock_loses_shapes_the_patch_recovers(report: _doctor.Report) -> None:
+def test_stock_loses_shapes_the_patch_recovers(report: Report) -> None:
     """Stock loses shapes on every installed framework version (the shapes differ by
     version: newer releases fixed some upstream); the patch recovers each of them."""
     lost = [c for c in report.cells if c.stock == "lost"]
     assert lost
     assert all(c.patched == "ok" and c.stock_detail for c in lost)
-    if _doctor.FRAMEWORKS["smolagents"].available():  # no smolagents release fixes B2
+    if DRIVERS["smolagents"].available():  # no smolagents release fixes B2
         assert ("smolagents", "b2-same-index") in {(c.framework, c.scenario) for c in lost}
 
 
@@ -50,7 +54,7 @@ def test_json_parses_and_exit_status_zero(capsys: pytest.CaptureFixture[str]) ->
     assert code == 0
     assert data["ok"] is True
     assert {"framework", "scenario", "shape", "stock", "patched"} <= set(data["cells"][0])
-    assert set(data["frameworks"]) == set(_doctor.FRAMEWORKS)
+    assert set(data["frameworks"]) == set(DRIVERS)
 
 
 def test_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -65,9 +69,9 @@ def test_a_failing_patched_cell_gives_exit_status_one(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A driver whose framework loses every call, stock and patched: non-zero exit."""
-    name = next(n for n, f in _doctor.FRAMEWORKS.items() if f.available())
-    broken = dataclasses.replace(_doctor.FRAMEWORKS[name], drive=lambda _s: _doctor.Outcome())
-    monkeypatch.setitem(_doctor.FRAMEWORKS, name, broken)
+    name = next(n for n, f in DRIVERS.items() if f.available())
+    broken = dataclasses.replace(DRIVERS[name], drive=lambda _s: Outcome())
+    monkeypatch.setitem(DRIVERS, name, broken)
     code, out, _ = cli(capsys, "doctor", "--json", "--framework", name)
     data = json.loads(out)
     assert code == 1
@@ -81,8 +85,8 @@ def test_a_failing_patched_cell_gives_exit_status_one(
 def test_a_framework_not_installed_is_a_column_not_an_error(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    missing = dataclasses.replace(_doctor.FRAMEWORKS["sgpt"], module="no_such_framework_xyz")
-    monkeypatch.setitem(_doctor.FRAMEWORKS, "sgpt", missing)
+    missing = dataclasses.replace(DRIVERS["sgpt"], module="no_such_framework_xyz")
+    monkeypatch.setitem(DRIVERS, "sgpt", missing)
     code, out, _ = cli(capsys, "doctor", "--json", "--framework", "sgpt")
     data = json.loads(out)
     assert code == 0
@@ -97,26 +101,45 @@ def test_unknown_framework_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_patches_active_before_are_put_back() -> None:
-    name = next(n for n, f in _doctor.FRAMEWORKS.items() if f.available())
+    name = next(n for n, f in DRIVERS.items() if f.available())
     streamfix.install(name)
     try:
-        _doctor.run([name])
+        run_doctor([name])
         assert name in streamfix.installed()
     finally:
         streamfix.uninstall(name)
-    _doctor.run([name])
+    run_doctor([name])
     assert name not in streamfix.installed()
 
 
 @pytest.mark.parametrize(
     ("outcome", "ok"),
     [
-        (_doctor.Outcome(calls=(("get_weather", {"city": "Paris"}),), text=""), False),
-        (_doctor.Outcome(error="TruncatedToolCallError: truncated"), True),
-        (_doctor.Outcome(error="JSONDecodeError: x", crash=True), False),
-        (_doctor.Outcome(calls=(("get_weather", {"city": "Paris"}), ("get_time", '{"zone": "Eur')),
+        (Outcome(calls=(("get_weather", {"city": "Paris"}),), text=""), False),
+        (Outcome(error="TruncatedToolCallError: truncated"), True),
+        (Outcome(error="JSONDecodeError: x", crash=True), False),
+        (Outcome(calls=(("get_weather", {"city": "Paris"}), ("get_time", '{"zone": "Eur')),
                          error="x"), False),
     ],
 )
-def test_judge_truncated(outcome: _doctor.Outcome, ok: bool) -> None:
-    assert _doctor.judge(streamfix.scenarios()["e4-truncated"], outcome)[0] is ok
+def test_judge_truncated(outcome: Outcome, ok: bool) -> None:
+    assert judge(streamfix.testing.scenarios()["e4-truncated"], outcome)[0] is ok
+
+
+def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> None:
+    """Each patch names its driver (``DOCTOR``); listing them imports no driver and no
+    framework, running one framework imports that framework's driver only."""
+    code = (
+        "import sys\n"
+        "from streamfix.cli import DRIVERS\n"
+        "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
+        " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
+        "assert list(DRIVERS) == ['adk', 'smolagents', 'sgpt', 'litellm'], list(DRIVERS)\n"
+        "assert loaded() == [], loaded()\n"
+        "assert DRIVERS['litellm'].name == 'litellm'\n"
+        "assert loaded() == ['streamfix_litellm._doctor'], loaded()\n"
+        "assert all(DRIVERS[name].name == name for name in DRIVERS)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr

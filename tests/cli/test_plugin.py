@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 import streamfix
+import streamfix.testing
 
 pytest_plugins = ["pytester"]
 
-OPENAI_COMPLETE = [n for n, s in streamfix.scenarios("openai").items()
+OPENAI_COMPLETE = [n for n, s in streamfix.testing.scenarios("openai").items()
                    if s.error is None and not s.truncated]
 
 
@@ -30,7 +31,7 @@ def test_a_test_runs_once_per_scenario(pytester: pytest.Pytester) -> None:
         """
     )
     result = pytester.runpytest("-v", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=len(streamfix.SCENARIOS))
+    result.assert_outcomes(passed=len(streamfix.testing.SCENARIOS))
     result.stdout.fnmatch_lines(["*test_aggregator[[]b2-same-index[]] PASSED*"])
 
 

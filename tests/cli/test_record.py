@@ -14,8 +14,9 @@ import pytest
 from conftest import cli
 
 import streamfix
-from streamfix import ReplayServer
-from streamfix._record import RecordServer
+import streamfix.testing
+from streamfix.cli import RecordServer, replay_capture
+from streamfix.testing import ReplayServer
 
 
 def _calls(message: streamfix.AssembledMessage) -> list[tuple[str, dict]]:
@@ -35,12 +36,12 @@ def test_record_then_replay(name: str, path: str, tmp_path: Path,
     assert proxied.status_code == direct.status_code == 200
     assert proxied.content == direct.content  # unchanged
     assert proxied.headers["content-type"] == direct.headers["content-type"]
-    assert plain.json() == streamfix.scenarios()[name].completion()
+    assert plain.json() == streamfix.testing.scenarios()[name].completion()
     assert len(recorder.captures) == 1  # only the streamed response is a capture
     capture = recorder.captures[0]
     assert capture.name == f"0001-{name}.jsonl"
-    scenario = streamfix.scenarios()[name]
-    assert _calls(streamfix._replay.replay(capture).message) == [
+    scenario = streamfix.testing.scenarios()[name]
+    assert _calls(replay_capture(capture).message) == [
         (c["name"], c["arguments"]) for c in scenario.calls]
     code, out, _ = cli(capsys, "replay", str(capture), "--json")
     assert code == 0
@@ -56,7 +57,7 @@ def test_openai_sdk_through_the_recorder(tmp_path: Path,
             model="b1-interleaved", messages=[{"role": "user", "content": "go"}], stream=True)
         chunks = list(stream)
     assert _calls(streamfix.assemble(chunks)) == _calls(
-        streamfix._replay.replay(recorder.captures[0]).message)
+        replay_capture(recorder.captures[0]).message)
     assert len(_calls(streamfix.assemble(chunks))) == 2
 
 
@@ -94,5 +95,5 @@ def test_streamfix_record_command(tmp_path: Path, streamfix_server: ReplayServer
         proc.terminate()
         proc.wait(timeout=30)
     (capture,) = out.glob("*.jsonl")
-    assert _calls(streamfix._replay.replay(capture).message) == [
+    assert _calls(replay_capture(capture).message) == [
         ("get_weather", {"city": "Paris"})]

@@ -9,15 +9,17 @@ import pytest
 from conftest import cli
 
 import streamfix
-from streamfix import _doctor
+import streamfix.testing
+from streamfix.cli import DRIVERS
 
-OPENAI = streamfix.scenarios("openai")
-OLLAMA = streamfix.scenarios("ollama")
+OPENAI = streamfix.testing.scenarios("openai")
+OLLAMA = streamfix.testing.scenarios("ollama")
 
 
 def jsonl(tmp_path: Path, name: str) -> Path:
     path = tmp_path / f"{name}.jsonl"
-    path.write_text("".join(json.dumps(c) + "\n" for c in streamfix.scenarios()[name].chunks))
+    chunks = streamfix.testing.scenarios()[name].chunks
+    path.write_text("".join(json.dumps(c) + "\n" for c in chunks))
     return path
 
 
@@ -33,7 +35,7 @@ def calls_of(data: dict) -> list[tuple[str, dict]]:
 
 
 def expected(name: str) -> list[tuple[str, dict]]:
-    return [(c["name"], c["arguments"]) for c in streamfix.scenarios()[name].calls]
+    return [(c["name"], c["arguments"]) for c in streamfix.testing.scenarios()[name].calls]
 
 
 @pytest.mark.parametrize("write", [jsonl, sse])
@@ -106,7 +108,7 @@ def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_read_capture_raises_a_streamfix_error(tmp_path: Path) -> None:
-    from streamfix._replay import CaptureError, read_capture
+    from streamfix.testing import CaptureError, read_capture
 
     path = tmp_path / "x.json"
     path.write_text('{"a": 1}')
@@ -122,7 +124,7 @@ FRAMEWORK_CASES = {"sgpt": "b2-same-index", "smolagents": "b2-same-index",
 @pytest.mark.parametrize("framework", sorted(FRAMEWORK_CASES))
 def test_framework_stock_and_patched(framework: str, tmp_path: Path,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    if not _doctor.FRAMEWORKS[framework].available():  # the cli session installs all three
+    if not DRIVERS[framework].available():  # the cli session installs all three
         pytest.fail(f"{framework} is not installed")
     name = FRAMEWORK_CASES[framework]
     path = jsonl(tmp_path, name)

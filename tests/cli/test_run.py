@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from streamfix import ReplayServer
+from streamfix.testing import ReplayServer
 
 BIN = Path(sys.executable).parent
 SCRIPT = textwrap.dedent(

@@ -13,13 +13,14 @@ import pytest
 from conftest import USER, assembled_calls, expected_calls
 
 import streamfix
-from streamfix import ReplayServer
+import streamfix.testing
+from streamfix.testing import ReplayServer
 
-OPENAI = streamfix.scenarios("openai")
+OPENAI = streamfix.testing.scenarios("openai")
 COMPLETE = sorted(n for n, s in OPENAI.items() if s.error is None and not s.truncated)
 # litellm's openai/ stream drops a signature-only delta (see the test below).
 LITELLM_DROPS = {"f2-late-signature"}
-OOM = streamfix.scenarios("ollama")["ollama-oom-error"].error
+OOM = streamfix.testing.scenarios("ollama")["ollama-oom-error"].error
 SIG_A = OPENAI["f2-late-signature"].signatures[0]
 assert OOM is not None
 
@@ -266,7 +267,7 @@ def test_fixed_parser_usable_without_patching(streamfix_server: ReplayServer) ->
     class Fixed(OllamaChatCompletionResponseIterator):
         chunk_parser = streamfix_litellm.chunk_parser
 
-    lines = streamfix.scenarios("ollama")["ollama-call-per-line"].chunks
+    lines = streamfix.testing.scenarios("ollama")["ollama-call-per-line"].chunks
     parser = Fixed(streaming_response=iter(()), sync_stream=True)
     chunks = [parser.chunk_parser(json.loads(json.dumps(line))) for line in lines]
     assert [c.index for k in chunks for c in k.choices[0].delta.tool_calls or []] == [0, 1]

@@ -12,9 +12,10 @@ import pytest
 from conftest import USER, assembled_calls, expected_calls
 
 import streamfix
-from streamfix import ReplayServer
+import streamfix.testing
+from streamfix.testing import ReplayServer
 
-OPENAI = streamfix.scenarios("openai")
+OPENAI = streamfix.testing.scenarios("openai")
 COMPLETE = sorted(n for n, s in OPENAI.items() if s.error is None and not s.truncated)
 
 

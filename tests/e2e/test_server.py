@@ -11,10 +11,11 @@ import httpx
 import pytest
 
 import streamfix
-from streamfix import ReplayServer, Scenario
+import streamfix.testing
+from streamfix.testing import ReplayServer, Scenario
 
-OPENAI = streamfix.scenarios("openai")
-OLLAMA = streamfix.scenarios("ollama")
+OPENAI = streamfix.testing.scenarios("openai")
+OLLAMA = streamfix.testing.scenarios("ollama")
 
 
 @pytest.mark.parametrize("name", sorted(OPENAI))
@@ -67,7 +68,7 @@ def test_ollama_oom_line_has_no_message_key(streamfix_server: ReplayServer) -> N
 
 def test_models_and_unknown_scenario(streamfix_server: ReplayServer) -> None:
     models = httpx.get(f"{streamfix_server.openai_base_url}/models").json()
-    assert {m["id"] for m in models["data"]} == set(streamfix.SCENARIOS)
+    assert {m["id"] for m in models["data"]} == set(streamfix.testing.SCENARIOS)
     unknown = httpx.post(f"{streamfix_server.openai_base_url}/chat/completions",
                          json={"model": "no-such-shape", "stream": True})
     assert unknown.status_code == 404
@@ -111,7 +112,7 @@ def test_replays_a_jsonl_capture(tmp_path: Path) -> None:
 def test_cli_serve_prints_the_url_and_serves() -> None:
     script = Path(sys.executable).with_name("streamfix")
     command = [str(script)] if script.exists() else [
-        sys.executable, "-c", "from streamfix._cli import main; main()"]
+        sys.executable, "-c", "from streamfix.cli import main; main()"]
     process = subprocess.Popen([*command, "serve", "--port", "0"], stdout=subprocess.PIPE,
                                text=True)
     try:
@@ -126,6 +127,6 @@ def test_cli_serve_prints_the_url_and_serves() -> None:
 
 
 def test_plugin_module_does_not_import_uvicorn() -> None:
-    code = ("import sys, streamfix._pytest_plugin, streamfix; "
+    code = ("import sys, streamfix.testing._pytest_plugin, streamfix; "
             "assert 'uvicorn' not in sys.modules and 'typer' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -18,7 +18,8 @@ import pytest
 from conftest import API_KEY, QUESTION, version_of
 
 import streamfix
-from streamfix import ReplayServer
+import streamfix.testing
+from streamfix.testing import ReplayServer
 
 ADK = version_of("google-adk")
 #: google-adk 2.13+ reads ``extra_content.google.thought_signature`` in its stream loop
@@ -28,7 +29,7 @@ ADK = version_of("google-adk")
 #: what stock loses.
 STOCK_KEEPS_STREAMED_SIGNATURES = ADK >= (2, 13)
 
-SCENARIOS = streamfix.scenarios()
+SCENARIOS = streamfix.testing.scenarios()
 # The scenarios whose calls are get_weather/get_time, by the provider prefix that meets
 # them. Not f2: litellm's openai/ stream drops its signature-only delta before ADK (or a
 # patch of ADK) sees it (tests/e2e/test_litellm.py).

@@ -22,9 +22,11 @@ import pytest
 from conftest import API_KEY
 
 import streamfix
-from streamfix import ReplayServer
+import streamfix.testing
+from streamfix.testing import ReplayServer
 
-THREE = [c["arguments"]["shell_command"] for c in streamfix.scenarios()["b1-three-commands"].calls]
+THREE = [c["arguments"]["shell_command"]
+         for c in streamfix.testing.scenarios()["b1-three-commands"].calls]
 PATCHED_MAIN = "import streamfix; streamfix.install('sgpt'); from sgpt import cli; cli()"
 TIMEOUT = 60
 

@@ -20,7 +20,8 @@ import pytest
 from conftest import API_KEY, QUESTION, WEATHER_AND_TIME
 
 import streamfix
-from streamfix import ReplayServer
+import streamfix.testing
+from streamfix.testing import ReplayServer
 
 GLUED = '{"city": "Paris"}{"zone": "Europe/Paris"}'
 
@@ -126,7 +127,7 @@ def test_patched_streamed_equals_non_streamed(streamfix_server: ReplayServer,
 
 # --- Ollama out of memory mid-stream (E5), through LiteLLMModel ollama_chat/ -----------------
 
-OOM = streamfix.scenarios()["ollama-oom-error"].error
+OOM = streamfix.testing.scenarios()["ollama-oom-error"].error
 assert OOM is not None
 
 

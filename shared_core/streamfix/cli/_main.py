@@ -1,7 +1,8 @@
 """The ``streamfix`` command line: ``doctor``, ``replay``, ``record``, ``run``, ``serve``.
 
 typer, rich and uvicorn are the optional ``serve`` extra, imported when a command runs;
-the frameworks are imported by the doctor's drivers only.
+the frameworks are imported by the doctor's drivers only, each when its framework runs.
+This module parses and renders; the work is done in the modules next to it.
 """
 
 from __future__ import annotations
@@ -9,13 +10,15 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ._server import ReplayServer
+from ..testing import SCENARIOS, CaptureError, ReplayServer
+from ._doctor import DRIVERS, Report, outcome_dict, run_doctor, stock_and_patched
+from ._replay import replay_capture
 
 __all__ = ["doctor", "main", "replay", "serve"]
 
 
 def serve(host: str = "127.0.0.1", port: int = 0, replay: str | None = None) -> None:
-    """Serve the shape corpus (or replay a JSONL capture) until Ctrl-C; print the URL."""
+    """Serve the shape corpus (or replay a capture) until Ctrl-C; print the URL."""
     server = ReplayServer(host, port, capture=replay).start()
     print(f"streamfix serving on {server.url}", flush=True)
     print(f"  OpenAI: {server.openai_base_url}   Ollama: {server.ollama_base_url}", flush=True)
@@ -34,10 +37,8 @@ def _console() -> Any:
 _MARK = {"ok": "[green]ok[/]", "lost": "[bold red]LOST[/]"}
 
 
-def _doctor_table(report: Any) -> Any:
+def _doctor_table(report: Report) -> Any:
     from rich.table import Table  # noqa: PLC0415 (optional extra)
-
-    from ._corpus import SCENARIOS  # noqa: PLC0415
 
     names = list(report.frameworks)
     table = Table(title="streamfix doctor: stock \u2192 patched", title_justify="left")
@@ -67,9 +68,7 @@ def _doctor_table(report: Any) -> Any:
 def doctor(frameworks: list[str] | None = None, as_json: bool = False) -> int:
     """Run the corpus through every installed framework, stock and patched; print the
     matrix. The exit status: 0 when every patched cell passes, 1 otherwise."""
-    from . import _doctor  # noqa: PLC0415
-
-    report = _doctor.run(frameworks or None)
+    report = run_doctor(frameworks or None)
     if as_json:
         print(report.to_json())
         return 0 if report.ok else 1
@@ -95,12 +94,9 @@ def replay(path: str, framework: str | None = None, as_json: bool = False) -> in
     what that framework gives stock and patched). Raises CaptureError on a bad file."""
     import json  # noqa: PLC0415
 
-    from . import _doctor  # noqa: PLC0415
-    from ._replay import replay as replay_capture  # noqa: PLC0415
-
     result = replay_capture(path)
     if framework is not None:
-        driver = _doctor.FRAMEWORKS[framework]
+        driver = DRIVERS[framework]
         if not driver.available():
             result.frameworks[framework] = {"status": "not installed"}
         elif driver.dialect != result.capture.dialect:
@@ -109,11 +105,11 @@ def replay(path: str, framework: str | None = None, as_json: bool = False) -> in
                 f" this capture is {result.capture.dialect}"
             }
         else:
-            stock, patched = _doctor.stock_and_patched(framework, result.capture.scenario())
+            stock, patched = stock_and_patched(framework, result.capture.scenario())
             result.frameworks[framework] = {
                 "status": "patched" if patched is not None else "patch failed",
-                "stock": _doctor.outcome_dict(stock),
-                "patched": _doctor.outcome_dict(patched),
+                "stock": outcome_dict(stock),
+                "patched": outcome_dict(patched),
             }
     data = result.to_dict()
     if as_json:
@@ -181,12 +177,10 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
 
         Exit status 0 when every patched cell passes, 1 otherwise. No network, no keys.
         """
-        from . import _doctor  # noqa: PLC0415
-
-        unknown = sorted(set(framework) - set(_doctor.FRAMEWORKS))
+        unknown = sorted(set(framework) - set(DRIVERS))
         if unknown:
             raise typer.BadParameter(
-                f"unknown framework {', '.join(unknown)}; known: {', '.join(_doctor.FRAMEWORKS)}",
+                f"unknown framework {', '.join(unknown)}; known: {', '.join(DRIVERS)}",
                 param_hint="--framework",
             )
         raise typer.Exit(doctor(list(framework), as_json))
@@ -203,12 +197,9 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
         """Assemble a captured stream: calls, text, and what was repaired and why."""
-        from . import _doctor  # noqa: PLC0415
-        from ._replay import CaptureError  # noqa: PLC0415
-
-        if framework is not None and framework not in _doctor.FRAMEWORKS:
+        if framework is not None and framework not in DRIVERS:
             raise typer.BadParameter(
-                f"unknown framework {framework!r}; known: {', '.join(_doctor.FRAMEWORKS)}",
+                f"unknown framework {framework!r}; known: {', '.join(DRIVERS)}",
                 param_hint="--framework",
             )
         try:
@@ -269,11 +260,15 @@ def _app() -> Any:
         host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
         port: int = typer.Option(0, help="Port (0: a free one)."),
         replay: str | None = typer.Option(
-            None, help="Replay this JSONL capture (one chunk per line) for every model."
+            None,
+            help="Replay this capture (JSONL chunks, SSE text or Ollama NDJSON) for every model.",
         ),
     ) -> None:
         """Loopback server replaying wire shapes (OpenAI SSE and Ollama NDJSON)."""
-        serve(host, port, replay)
+        try:
+            serve(host, port, replay)
+        except CaptureError as error:
+            raise typer.BadParameter(str(error), param_hint="--replay") from None
 
     def callback() -> None:
         """streamfix command line."""

@@ -1,4 +1,5 @@
-"""``streamfix replay``: read a captured stream and assemble it.
+"""Reading captured streams: the one reader ``streamfix replay``, ``serve --replay`` and
+``record`` use.
 
 A capture is one of:
 
@@ -7,23 +8,35 @@ A capture is one of:
   ``data: [DONE]``, comments and ``event:``/``id:`` fields ignored);
 - Ollama ``/api/chat`` NDJSON (one object per line with ``message``/``done``).
 
-:func:`read_capture` returns the chunks and the dialect; anything else raises
-:class:`CaptureError` with a sentence saying what is wrong, never a traceback.
+:func:`read_capture` returns the chunks and the dialect (:func:`load_capture` the same as a
+corpus :class:`~streamfix.testing.Scenario`); anything else raises :class:`CaptureError`
+with a sentence saying what is wrong, never a traceback. :func:`parse_sse` and
+:func:`parse_lines` read the text of one stream whose format is known (the recording
+proxy knows it from the response's content type).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._assembler import assemble
+from .._errors import StreamFixError
 from ._corpus import Dialect, Scenario
-from ._errors import StreamFixError
-from ._types import AssembledMessage
 
-__all__ = ["Capture", "CaptureError", "Replay", "read_capture", "replay"]
+__all__ = [
+    "CAPTURE_NAME",
+    "Capture",
+    "CaptureError",
+    "load_capture",
+    "parse_lines",
+    "parse_sse",
+    "read_capture",
+]
+
+CAPTURE_NAME = "capture"
+"""The scenario name of a capture (what the replay server lists as its one model)."""
 
 _MAX_BYTES = 256 * 1024 * 1024
 
@@ -46,7 +59,9 @@ class Capture:
 
     def scenario(self) -> Scenario:
         """The capture as a corpus scenario (what it must assemble to is not known)."""
-        return Scenario("capture", "capture", f"replay of {self.path}", self.dialect, self.chunks)
+        return Scenario(
+            CAPTURE_NAME, "capture", f"replay of {self.path}", self.dialect, self.chunks
+        )
 
 
 def _looks_ollama(chunk: dict[str, Any]) -> bool:
@@ -83,7 +98,12 @@ def _parse_object(text: str, where: str) -> dict[str, Any]:
     return value
 
 
-def _sse_chunks(text: str, name: str) -> list[dict[str, Any]]:
+def parse_sse(text: str, name: str = "stream") -> list[dict[str, Any]]:
+    """The JSON objects of raw SSE text (``data:`` events; ``[DONE]``, comments and
+    ``event:``/``id:``/``retry:`` fields skipped). ``name`` is used in error messages.
+
+    Raises :class:`CaptureError` on a line that is not SSE or an event that is not JSON.
+    """
     chunks: list[dict[str, Any]] = []
     data: list[str] = []
     start = 0
@@ -111,7 +131,11 @@ def _sse_chunks(text: str, name: str) -> list[dict[str, Any]]:
     return chunks
 
 
-def _line_chunks(text: str, name: str) -> list[dict[str, Any]]:
+def parse_lines(text: str, name: str = "stream") -> list[dict[str, Any]]:
+    """The JSON objects of JSONL / NDJSON text, one per non-blank line.
+
+    Raises :class:`CaptureError` on a line that is not one JSON object.
+    """
     return [
         _parse_object(line, f"{name}:{number}")
         for number, line in enumerate(text.splitlines(), 1)
@@ -130,7 +154,7 @@ def read_capture(path: str | Path) -> Capture:
         raise CaptureError(f"{path}: empty file, no chunks")
     first = text.lstrip().split("\n", 1)[0]
     sse = first.startswith(("data:", "event:", "id:", ":"))
-    chunks = _sse_chunks(text, str(path)) if sse else _line_chunks(text, str(path))
+    chunks = parse_sse(text, str(path)) if sse else parse_lines(text, str(path))
     if not chunks:
         raise CaptureError(f"{path}: no chunks in it")
     if _looks_ollama(chunks[0]):
@@ -148,57 +172,9 @@ def read_capture(path: str | Path) -> Capture:
     return Capture(tuple(chunks), dialect, fmt, str(path))
 
 
-@dataclass
-class Replay:
-    """The capture assembled: the message, or the error assembling it ended with."""
-
-    capture: Capture
-    message: AssembledMessage | None
-    error: StreamFixError | None = None
-    frameworks: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        message = self.message
-        if message is None and self.error is not None:
-            message = self.error.message
-        out: dict[str, Any] = {
-            "file": self.capture.path,
-            "format": self.capture.format,
-            "dialect": self.capture.dialect,
-            "chunks": len(self.capture.chunks),
-            "text": message.content if message else "",
-            "reasoning": message.reasoning if message else "",
-            "finish_reason": message.finish_reason if message else None,
-            "calls": [
-                {
-                    "id": c.id,
-                    "name": c.name,
-                    "arguments": c.parsed,
-                    "thought_signature": c.thought_signature,
-                }
-                for c in (message.tool_calls if message else [])
-            ],
-            "diagnostics": [
-                {"code": d.code, "detail": d.detail, "position": d.position}
-                for d in (message.diagnostics if message else [])
-            ],
-            "error": None
-            if self.error is None
-            else {
-                "type": type(self.error).__name__,
-                "text": str(self.error),
-                "partial_arguments": {str(k): v for k, v in self.error.partial_arguments.items()},
-            },
-        }
-        if self.frameworks:
-            out["frameworks"] = self.frameworks
-        return out
-
-
-def replay(path: str | Path) -> Replay:
-    """Read and assemble a capture (:class:`CaptureError` if it is not one)."""
-    capture = read_capture(path)
-    try:
-        return Replay(capture, assemble(capture.chunks))
-    except StreamFixError as error:
-        return Replay(capture, None, error)
+def load_capture(path: str | Path) -> Scenario:
+    """A capture file (as :func:`read_capture` reads it) as a corpus scenario, named
+    ``"capture"``. What it must assemble to is not known: ``calls`` and ``text`` stay
+    empty; the replay server builds its non-streamed answer by assembling the chunks.
+    """
+    return read_capture(path).scenario()

@@ -2,8 +2,8 @@
 
 - ``streamfix_server``: the replay server on a free loopback port, for the session.
 - ``streamfix_shape``: a test that takes it runs once per scenario of the public shape
-  corpus (``streamfix.scenarios()``), ids the scenario names. Each value is a
-  :class:`streamfix.Scenario`: ``chunks`` (OpenAI chunk dicts or Ollama NDJSON objects,
+  corpus (``streamfix.testing.scenarios()``), ids the scenario names. Each value is a
+  :class:`streamfix.testing.Scenario`: ``chunks`` (OpenAI chunk dicts or Ollama NDJSON objects,
   ``dialect`` says which), what they must assemble to (``calls``: ``{"id", "name",
   "arguments"}`` with parsed arguments, ``text``, ``finish_reason``; ``error`` for a
   provider error, ``truncated`` for cut arguments) and ``completion()``, the same
@@ -13,20 +13,21 @@ Select scenarios with the marker ``@pytest.mark.streamfix_shapes(dialect="openai
 complete=True, names=[...])`` (``complete``: only scenarios that assemble to a message,
 no provider error, no truncation).
 
-Loaded in every project that installs adk-streamfix, so it imports nothing beyond pytest,
-the standard library and the core until a fixture is used (uvicorn is the optional
-``serve`` extra).
+Loaded in every project that installs adk-streamfix, so importing it costs nearly
+nothing: the corpus is built, and the replay server (socket, threading, uvicorn: the
+optional ``serve`` extra) imported, only when a test uses the fixture or the marker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._corpus import SCENARIOS, Scenario
-from ._server import ReplayServer
+if TYPE_CHECKING:
+    from ._corpus import Scenario
+    from ._server import ReplayServer
 
 __all__ = ["pytest_configure", "pytest_generate_tests", "streamfix_server", "streamfix_shape"]
 
@@ -43,6 +44,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _selected(marker: pytest.Mark | None) -> list[Scenario]:
+    from ._corpus import SCENARIOS  # noqa: PLC0415 (only once a test asks for the corpus)
+
     options: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
     unknown = set(options) - {"dialect", "complete", "names"}
     if unknown:
@@ -79,11 +82,13 @@ def streamfix_shape(request: pytest.FixtureRequest) -> Scenario:
 def streamfix_server() -> Iterator[ReplayServer]:
     """The replay server on 127.0.0.1 with a free port, for the whole session.
 
-    Yields a :class:`streamfix.ReplayServer`: ``.url``, ``.openai_base_url`` (``/v1``,
+    Yields a :class:`streamfix.testing.ReplayServer`: ``.url``, ``.openai_base_url`` (``/v1``,
     for the ``openai`` SDK and litellm's ``openai/``), ``.ollama_base_url`` (for
     ``ollama_chat/``), ``.requests`` (the request bodies received). The model name picks
-    the scenario (``streamfix.scenarios()``).
+    the scenario (``streamfix.testing.scenarios()``).
     """
     pytest.importorskip("uvicorn", reason="streamfix_server needs adk-streamfix[serve]")
+    from ._server import ReplayServer  # noqa: PLC0415 (only once a test asks for it)
+
     with ReplayServer("127.0.0.1", 0) as server:
         yield server

@@ -1,8 +1,9 @@
 """``streamfix run -- python app.py ...``: run a program with every installed patch active.
 
-As ``opentelemetry-instrument`` does it: the directory of :mod:`streamfix._run_site`
-(a ``sitecustomize`` calling :func:`streamfix.install`) is put first on ``PYTHONPATH``,
-then the command replaces this process. Every Python interpreter the command starts
+As ``opentelemetry-instrument`` does it: the directory of
+:mod:`streamfix.cli._run_site` (a ``sitecustomize`` calling
+:func:`streamfix.install_on_import`) is put first on ``PYTHONPATH``, then the command
+replaces this process. Every Python interpreter the command starts
 (and the ones those start) patches the installed frameworks at start-up, with no change
 to the program's code. A ``sitecustomize`` the program already had still runs.
 """

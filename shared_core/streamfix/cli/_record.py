@@ -5,7 +5,8 @@ Every request is forwarded to ``upstream`` (same method, path, query, headers, b
 the response is passed back unchanged, byte for byte, as it arrives. A streamed response
 (``text/event-stream`` or ``application/x-ndjson``) is also saved, once complete, as a
 JSONL capture (one chunk per line) in ``out_dir``, named ``NNNN-<model>.jsonl``, for
-``streamfix replay`` and ``streamfix serve --replay``.
+``streamfix replay`` and ``streamfix serve --replay``. The stream is read by the same reader
+they use (:func:`streamfix.testing.parse_sse` / :func:`~streamfix.testing.parse_lines`).
 
 Runs on uvicorn with httpx (the ``serve`` extra and the openai SDK's dependency), both
 imported when the proxy starts.
@@ -16,18 +17,23 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from ._replay import CaptureError, _line_chunks, _sse_chunks
-from ._server import BackgroundServer, read_body
+from ..testing import (
+    BackgroundServer,
+    CaptureError,
+    Message,
+    Receive,
+    Send,
+    lifespan,
+    parse_lines,
+    parse_sse,
+    read_body,
+    send_json,
+)
 
 __all__ = ["RecordApp", "RecordServer"]
-
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 _HOP = {
     b"host",
@@ -62,7 +68,7 @@ class RecordApp:
 
     async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
+            await lifespan(receive, send, on_shutdown=self._close)
             return
         if scope["type"] != "http":  # pragma: no cover
             return
@@ -76,17 +82,8 @@ class RecordApp:
         try:
             response = await client.send(request, stream=True)
         except Exception as error:
-            text = json.dumps(
-                {"error": {"message": f"streamfix record: upstream {url}: {error}"}}
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 502,
-                    "headers": [(b"content-type", b"application/json")],
-                }
-            )
-            await send({"type": "http.response.body", "body": text})
+            message = f"streamfix record: upstream {url}: {error}"
+            await send_json(send, 502, {"error": {"message": message}})
             return
         try:
             out = [(k, v) for k, v in response.headers.raw if k.lower() not in _HOP]
@@ -109,11 +106,7 @@ class RecordApp:
     def _save(self, data: bytes, kind: str, request_body: bytes) -> None:
         try:
             text = data.decode("utf-8")
-            chunks = (
-                _sse_chunks(text, "stream")
-                if kind == _STREAMED[0]
-                else _line_chunks(text, "stream")
-            )
+            chunks = parse_sse(text) if kind == _STREAMED[0] else parse_lines(text)
         except (UnicodeDecodeError, CaptureError):
             return
         try:
@@ -127,16 +120,9 @@ class RecordApp:
             path.write_text("".join(json.dumps(c) + "\n" for c in chunks), encoding="utf-8")
             self.captures.append(path)
 
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            event = await receive()
-            if event["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif event["type"] == "lifespan.shutdown":
-                if self._client is not None:
-                    await self._client.aclose()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+    async def _close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
 
 
 class RecordServer(BackgroundServer):

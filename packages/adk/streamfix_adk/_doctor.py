@@ -1,0 +1,101 @@
+"""``streamfix doctor``'s driver for google-adk: a corpus scenario through
+``LiteLlm.generate_content_async(stream=True)``, the model client replaced by one replaying
+the scenario's chunks. google-adk and litellm are imported when a scenario is driven.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+from typing import Any
+
+from streamfix.testing import Driver, Outcome, Scenario, failure, fresh_chunks
+
+__all__ = ["DRIVER", "drive"]
+
+
+def _litellm_body(body: dict[str, Any]) -> dict[str, Any]:
+    """A chunk as litellm builds it: every tool-call entry has a ``function`` (litellm's
+    ``ChatCompletionDeltaToolCall`` requires one; a signature-only delta gets ``{}``)."""
+    for choice in body.get("choices") or []:
+        for entry in (choice.get("delta") or {}).get("tool_calls") or []:
+            entry.setdefault("function", {})
+    return body
+
+
+def drive(scenario: Scenario) -> Outcome:
+    """ADK's ``LiteLlm.generate_content_async(stream=True)`` with an ``llm_client`` that
+    streams the scenario as litellm ``ModelResponseStream`` chunks."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    lite_llm: Any = importlib.import_module("google.adk.models.lite_llm")
+    llm_request: Any = importlib.import_module("google.adk.models.llm_request")
+    genai_types: Any = importlib.import_module("google.genai.types")
+    litellm_types: Any = importlib.import_module("litellm.types.utils")
+    chunks = [litellm_types.ModelResponseStream(**_litellm_body(c)) for c in fresh_chunks(scenario)]
+
+    class _Client(lite_llm.LiteLLMClient):  # type: ignore[misc]
+        async def acompletion(self, **kwargs: Any) -> Any:
+            async def stream() -> Any:
+                for chunk in chunks:
+                    yield chunk
+
+            return stream()
+
+    llm = lite_llm.LiteLlm(model="openai/streamfix", llm_client=_Client())
+    request = llm_request.LlmRequest(
+        model="openai/streamfix",
+        contents=[genai_types.Content(role="user", parts=[genai_types.Part.from_text(text="go")])],
+        config=genai_types.GenerateContentConfig(),
+    )
+
+    async def collect() -> list[Any]:
+        return [r async for r in llm.generate_content_async(request, stream=True)]
+
+    try:
+        responses = asyncio.run(collect())
+    except Exception as error:  # what the framework raised is the result
+        return failure(error)
+    # A signature counts as kept when the part carries what ADK's own non-streamed
+    # conversion decodes from it (a value ADK cannot decode has nothing to keep).
+    wanted = [
+        lite_llm._extract_thought_signature_from_tool_call(
+            {"extra_content": {"google": {"thought_signature": sig}}}
+        )
+        if sig
+        else None
+        for sig in scenario.signatures
+    ]
+    return _adk_outcome(responses, wanted)
+
+
+def _adk_outcome(responses: list[Any], wanted: list[Any]) -> Outcome:
+    """The calls, text and error of ADK's responses (final ones for calls and text)."""
+    calls: list[tuple[str, Any]] = []
+    signatures: list[bool] = []
+    text = ""
+    failure: str | None = None
+    for response in responses:
+        if response.error_code or response.error_message:
+            failure = f"{response.error_code}: {response.error_message}"
+        if response.partial:
+            continue
+        for part in (response.content.parts if response.content else None) or []:
+            if part.function_call:
+                calls.append((part.function_call.name, dict(part.function_call.args or {})))
+                want = wanted[len(signatures)] if len(signatures) < len(wanted) else None
+                signatures.append(want is None or part.thought_signature == want)
+            elif part.text and not part.thought:
+                text += part.text
+    return Outcome(tuple(calls), text, failure, signatures=tuple(signatures))
+
+
+DRIVER = Driver(
+    "adk",
+    "google-adk",
+    "openai",
+    "google.adk",
+    drive,
+    "LiteLlm.generate_content_async(stream=True)",
+)
+"""What ``streamfix doctor`` runs for google-adk (the ``DOCTOR`` of the ``adk`` patch)."""

@@ -1,0 +1,216 @@
+"""What ``streamfix doctor`` and the shims' drivers share: :class:`Driver`,
+:class:`Outcome` and :func:`judge`.
+
+Each framework has a *driver* (``streamfix_<fw>/_doctor.py``, named by the ``DOCTOR``
+attribute of the shim's ``streamfix.patches`` entry point): a function that runs one
+corpus scenario through that framework's own streaming code (its real chunk types, its
+real aggregation) with the model client replaced by one replaying the scenario's chunks,
+and reports what the framework ended up with (:class:`Outcome`: the calls it would run, the
+text, the error it surfaced). :func:`judge` compares an outcome with what the scenario must
+give. A driver imports its framework inside its drive function, never at import.
+
+The helpers (:func:`fresh_chunks`, :func:`failure`, :func:`parse_arguments`,
+:func:`openai_stream`) are what several drivers need, kept here so that no shim imports
+another.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import importlib.util
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import StreamFixError
+from ._corpus import Dialect, Scenario
+
+__all__ = [
+    "Driver",
+    "Outcome",
+    "failure",
+    "fresh_chunks",
+    "judge",
+    "openai_stream",
+    "parse_arguments",
+]
+
+_CRASHES = (KeyError, TypeError, IndexError, AttributeError, ValueError)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a framework ended up with for one streamed response.
+
+    ``calls`` are ``(name, arguments)`` of the calls it would run (``arguments`` the parsed
+    object, or the raw text when it is not one JSON object); ``error`` is the failure it
+    surfaced (an error response, or the text of the exception it raised), ``crash`` true
+    when that was an unhandled low-level exception (``KeyError``, ``JSONDecodeError``...)
+    rather than an error the framework reports. ``signatures`` is whether each call kept
+    a thought signature, when the framework carries them (else ``None``).
+    """
+
+    calls: tuple[tuple[str, Any], ...] = ()
+    text: str | None = None
+    error: str | None = None
+    crash: bool = False
+    signatures: tuple[bool, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The outcome as plain JSON data."""
+        return {
+            "calls": [{"name": name, "arguments": args} for name, args in self.calls],
+            "text": self.text,
+            "error": self.error,
+            "crash": self.crash,
+        }
+
+
+@dataclass(frozen=True)
+class Driver:
+    """One framework the doctor can drive.
+
+    ``name`` is its patch name (what ``streamfix.install`` takes), ``package`` the
+    distribution whose version is shown, ``dialect`` the wire its scenarios speak,
+    ``module`` the module whose presence means the framework is installed, ``drive`` the
+    function running one scenario through it, ``what`` a short description of the code
+    it drives.
+    """
+
+    name: str
+    package: str
+    dialect: Dialect
+    module: str
+    drive: Callable[[Scenario], Outcome]
+    what: str
+
+    def available(self) -> bool:
+        """Whether the framework (and what its driver needs) is importable."""
+        try:
+            return importlib.util.find_spec(self.module) is not None
+        except (ImportError, ValueError):
+            return False
+
+    def version(self) -> str | None:
+        """The installed version of ``package`` (``None`` when it is not installed)."""
+        from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415 (heavy)
+
+        try:
+            return version(self.package)
+        except PackageNotFoundError:
+            return None
+
+
+# -- helpers for drivers -----------------------------------------------------------------
+
+
+def fresh_chunks(scenario: Scenario) -> list[dict[str, Any]]:
+    """Deep copies of the scenario's chunks (a framework may change what it is given)."""
+    return [copy.deepcopy(chunk) for chunk in scenario.chunks]
+
+
+def failure(error: BaseException) -> Outcome:
+    """The outcome of a framework that raised ``error``: a crash when it is a low-level
+    exception (``KeyError``, ``ValueError``...) and not a :class:`streamfix.StreamFixError`."""
+    crash = isinstance(error, _CRASHES) and not isinstance(error, StreamFixError)
+    return Outcome(error=f"{type(error).__name__}: {error}", crash=crash)
+
+
+def parse_arguments(text: Any) -> Any:
+    """Arguments as the parsed object, or the raw value when not one JSON object."""
+    if isinstance(text, dict):
+        return text
+    try:
+        parsed = json.loads(text)
+    except (TypeError, ValueError):
+        return text
+    return parsed if isinstance(parsed, dict) else text
+
+
+def openai_stream(bodies: Iterable[dict[str, Any]]) -> Iterator[Any]:
+    """The chunks as the openai SDK's ``Stream`` yields them: ``ChatCompletionChunk``
+    built with ``construct`` (no validation); an event carrying ``error`` raises
+    ``openai.APIError`` with the provider's message, as the SDK does. Needs ``openai``."""
+    openai: Any = importlib.import_module("openai")
+    chunk_type: Any = importlib.import_module("openai.types.chat").ChatCompletionChunk
+    httpx: Any = importlib.import_module("httpx")
+    for body in bodies:
+        error = body.get("error")
+        if error:
+            message = error.get("message") if isinstance(error, dict) else str(error)
+            request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+            raise openai.APIError(message=str(message), request=request, body=error)
+        yield chunk_type.construct(**body)
+
+
+# -- judging -----------------------------------------------------------------------------
+
+
+def judge(scenario: Scenario, outcome: Outcome) -> tuple[bool, str]:
+    """Whether ``outcome`` is right for ``scenario``, and a short reason when it is not.
+
+    - provider error (E5): the framework surfaces an error carrying the provider's text;
+    - truncated arguments (E4): it reports the failure (not a crash) and runs no call
+      with incomplete arguments;
+    - otherwise: no error, exactly the expected calls (names and arguments, in order),
+      the expected text where the framework reports it, and every expected thought
+      signature kept where the framework carries them.
+    """
+    if scenario.error is not None:
+        why = _judge_provider_error(scenario.error, outcome)
+    elif scenario.truncated:
+        why = _judge_truncated(outcome)
+    else:
+        why = _judge_complete(scenario, outcome)
+    return not why, why
+
+
+def _judge_provider_error(text: str, outcome: Outcome) -> str:
+    if outcome.error is None:
+        return "provider error swallowed"
+    if text not in outcome.error:
+        return f"provider's error text lost ({_short(outcome.error)})"
+    return ""
+
+
+def _judge_truncated(outcome: Outcome) -> str:
+    broken = [name for name, args in outcome.calls if not isinstance(args, dict)]
+    if broken:
+        return f"incomplete call handed on: {broken[0]}"
+    if outcome.error is None:
+        return "truncated call dropped silently"
+    return f"crash: {_short(outcome.error)}" if outcome.crash else ""
+
+
+def _judge_complete(scenario: Scenario, outcome: Outcome) -> str:
+    if outcome.error is not None:
+        return f"{'crash' if outcome.crash else 'error'}: {_short(outcome.error)}"
+    expected = [(call["name"], call["arguments"]) for call in scenario.calls]
+    if list(outcome.calls) != expected:
+        return _calls_diff(expected, list(outcome.calls))
+    if outcome.text is not None and outcome.text != scenario.text:
+        return f"text {outcome.text!r}"
+    if outcome.signatures is not None and scenario.signatures:
+        wanted = tuple(sig is not None for sig in scenario.signatures)
+        if any(w and not got for w, got in zip(wanted, outcome.signatures, strict=False)):
+            return "thought signature dropped"
+    return ""
+
+
+def _calls_diff(expected: list[tuple[str, Any]], got: list[tuple[str, Any]]) -> str:
+    if len(got) != len(expected):
+        names = ", ".join(name for name, _ in got) or "none"
+        return f"{len(got)} of {len(expected)} calls ({names})"
+    for (name, args), (got_name, got_args) in zip(expected, got, strict=True):
+        if name != got_name:
+            return f"call {name} became {got_name}"
+        if args != got_args:
+            return f"{name} arguments {_short(json.dumps(got_args))}"
+    return "calls differ"  # pragma: no cover - equal lists are handled by the caller
+
+
+def _short(text: str, size: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= size else text[: size - 1] + "\u2026"
