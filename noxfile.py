@@ -1,8 +1,11 @@
-"""nox sessions: lint, the core's tests, one session per framework x version, bench.
+"""nox sessions: lint, the core's tests, one session per framework x version, the built
+wheel, bench.
 
 Uses the uv backend; every session prints the versions it runs on.
 
     nox                    # what CI runs (the default sessions)
+    nox -s tests-3.13      # the core's tests on one Python
+    nox -s wheel           # build, install the wheel (not editable), run it
     nox -s bench           # the side-by-side benchmark
     nox -l                 # every session
 """
@@ -10,14 +13,21 @@ Uses the uv backend; every session prints the versions it runs on.
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import tempfile
+import zipfile
 from pathlib import Path
 
 import nox
 
+nox.needs_version = ">=2025.2"
 nox.options.default_venv_backend = "uv"
 nox.options.sessions = [  # what CI runs
     "lint",
     "tests",
+    "wheel",
     "adk",
     "sgpt",
     "sgpt_upstream",
@@ -27,16 +37,61 @@ nox.options.sessions = [  # what CI runs
     "e2e_frameworks",
     "cli",
 ]
-nox.options.error_on_missing_interpreters = False
+# A Python the sessions name and this machine lacks fails the run (CI included) instead of
+# being skipped; nox never downloads one (the machines reach package registries only).
+nox.options.error_on_missing_interpreters = True
+if hasattr(nox.options, "download_python"):
+    nox.options.download_python = "never"
 
-PYTHON = os.environ.get("STREAMFIX_PYTHON", "3.11")
+PYTHON = os.environ.get("STREAMFIX_PYTHON", "3.11")  # every session but `tests`
+TEST_PYTHONS = ["3.10", "3.11", "3.12", "3.13"]  # the core's tests: requires-python and up
 ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_KEY": "sk-streamfix-test"}
+HERE = Path(__file__).resolve().parent
 
 
-def _install(session: nox.Session, *groups: str, extras: str = "") -> None:
-    """The one install helper: this project (editable) plus dependency groups."""
+def _pyenv(*args: str) -> str:
+    done = subprocess.run(["pyenv", *args], capture_output=True, text=True, check=True, timeout=30)
+    return done.stdout
+
+
+def _pyenv_pythons(wanted: list[str]) -> None:
+    """Make pyenv's shims answer ``python3.10`` ... for every installed wanted version.
+
+    With pyenv, ``python3.X`` is a shim that works only for the versions ``pyenv global``
+    or ``PYENV_VERSION`` name (``pyenv exec``, behind the ``python3`` and ``nox`` shims,
+    sets ``PYENV_VERSION`` to the selected one): on this project's machines that is one
+    version, so nox would find no other. Keep the selected version(s) first (``python3``
+    stays what it was), then add the newest installed patch of each wanted minor version.
+    """
+    if shutil.which("pyenv") is None:
+        return
+    try:
+        chosen = [v for v in _pyenv("version-name").strip().split(":") if v]
+        installed = _pyenv("versions", "--bare").split()
+    except (OSError, subprocess.SubprocessError):
+        return
+    for minor in wanted:
+        if any(v.startswith(f"{minor}.") for v in chosen):
+            continue
+        patches = [v for v in installed if re.fullmatch(rf"{re.escape(minor)}\.\d+", v)]
+        if patches:
+            chosen.append(max(patches, key=lambda v: int(v.rsplit(".", 1)[1])))
+    os.environ["PYENV_VERSION"] = ":".join(chosen)
+
+
+_pyenv_pythons([*TEST_PYTHONS, PYTHON])
+
+
+def _install(session: nox.Session, *groups: str, extras: str = "", wheel: str = "") -> None:
+    """The one install helper: this project with its extras, editable from the source tree
+    (or, with ``wheel``, that built wheel, not editable), plus dependency groups; then the
+    Python version."""
     args = [arg for group in groups for arg in ("--group", group)]
-    session.install(*args, "-e", f".{extras}")
+    if wheel:  # the same version as any earlier install: make uv replace it
+        project = ["--reinstall-package", "adk-streamfix", f"{wheel}{extras}"]
+    else:
+        project = ["-e", f".{extras}"]
+    session.install(*args, *project)
     session.run("python", "--version")
 
 
@@ -59,13 +114,23 @@ def _shim_tests(session: nox.Session, extra: str, framework: str, folder: str, *
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff on everything; mypy strict on the core."""
-    _install(session, "lint")
-    session.run("ruff", "check", ".")
-    session.run("mypy")
+    """ruff check, ruff format and mypy strict (the core and the shims).
+
+    Every framework is installed: mypy reads their types. Every check runs; the session
+    fails at the end if any did."""
+    _install(session, "lint", extras="[all]")
+    _show_versions(session, "ruff", "mypy", "google-adk", "smolagents", "shell-gpt", "litellm")
+    failed = []
+    for command in (("ruff", "check", "."), ("ruff", "format", "--check", "."), ("mypy",)):
+        try:
+            session.run(*command, env=ENV)
+        except nox.command.CommandFailed:
+            failed.append(" ".join(command))
+    if failed:
+        session.error(f"failed: {', '.join(failed)}")
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=TEST_PYTHONS)
 def tests(session: nox.Session) -> None:
     """The core's tests (wire shapes, properties, bad input, bench smoke)."""
     _install(session, "test", "bench")
@@ -74,8 +139,14 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", "tests/core", *session.posargs, env=env)
 
 
-# google-adk: the newest 1.x, 2.8.0 and the newest release (issue 3).
-ADK_VERSIONS = {"1.x": "google-adk<2", "2.8.0": "google-adk==2.8.0", "newest": "google-adk"}
+# google-adk: the newest 1.x, 2.8.0, 2.10.0 (the first with partial function-call
+# responses) and the newest release (issue 3).
+ADK_VERSIONS = {
+    "1.x": "google-adk<2",
+    "2.8.0": "google-adk==2.8.0",
+    "2.10.0": "google-adk==2.10.0",
+    "newest": "google-adk",
+}
 
 
 @nox.session(python=PYTHON)
@@ -210,8 +281,9 @@ def e2e(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def e2e_frameworks(session: nox.Session) -> None:
-    """End to end over real HTTP: ADK, smolagents and the sgpt CLI against the replay
-    server, stock and patched (issue 6). One environment: shell-gpt's openai<3 pin
+    """End to end over real HTTP: ADK, smolagents and the sgpt CLI, stock and patched.
+
+    Against the replay server (issue 6). One environment: shell-gpt's openai<3 pin
     resolves together with the others (uv picks openai 2.x). The ADK tests run first on
     the older google-adk releases of ADK_VERSIONS (their stock outcome differs), then
     everything on the newest."""
@@ -229,8 +301,92 @@ def e2e_frameworks(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def cli(session: nox.Session) -> None:
-    """The command line (doctor, replay, record, run) and the pytest plugin (issue 7),
-    with every framework installed together."""
+    """The command line (doctor, replay, record, run) and the pytest plugin (issue 7).
+
+    With every framework installed together."""
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "litellm", "openai")
     session.run("pytest", "tests/cli", *session.posargs, env=ENV)
+
+
+# The wheel: each source folder and where it lands ([tool.hatch.build.targets.wheel]).
+WHEEL_LAYOUT = {
+    "shared_core/streamfix": "streamfix",
+    **{str(p.relative_to(HERE)): p.name for p in sorted(HERE.glob("packages/*/streamfix_*"))},
+    "shared_core/adk_streamfix_auto.pth": "adk_streamfix_auto.pth",  # a force-include
+}
+
+# Run from the installed wheel, outside the repository: the plugin's corpus fixture, and
+# the proof that `streamfix` is the installed package, not the source tree.
+WHEEL_TEST = """\
+import os
+import sysconfig
+
+import streamfix
+
+
+def test_streamfix_is_the_installed_wheel():
+    site = os.path.realpath(sysconfig.get_paths()["purelib"])
+    assert os.path.realpath(streamfix.__file__).startswith(site + os.sep), streamfix.__file__
+
+
+def test_the_corpus_fixture(streamfix_shape):
+    if streamfix_shape.error or streamfix_shape.truncated:
+        return
+    message = streamfix.assemble(streamfix_shape.chunks)
+    assert [(c.name, c.parsed) for c in message.tool_calls] == [
+        (c["name"], c["arguments"]) for c in streamfix_shape.calls
+    ]
+"""
+
+# The version: _version.py, the metadata and `streamfix.__version__` (once exported) agree.
+WHEEL_VERSION = """\
+import importlib.metadata, streamfix, streamfix._version
+version = streamfix._version.__version__
+assert version == importlib.metadata.version("adk-streamfix"), version
+assert getattr(streamfix, "__version__", version) == version, streamfix.__version__
+print("streamfix", version, "from", streamfix.__file__)
+"""
+
+
+def _wheel_missing(wheel: Path) -> list[str]:
+    """The source files (data files included: py.typed, _run_site, the .pth) and the
+    license that the wheel lacks."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    missing = [] if any(n.endswith(".dist-info/licenses/LICENSE") for n in names) else ["LICENSE"]
+    for src, dst in WHEEL_LAYOUT.items():
+        root = HERE / src
+        files = [root] if root.is_file() else sorted(f for f in root.rglob("*") if f.is_file())
+        for path in files:
+            if "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            inside = Path(dst, path.relative_to(root)).as_posix() if path != root else dst
+            if inside not in names:
+                missing.append(str(path.relative_to(HERE)))
+    return missing
+
+
+@nox.session(python=PYTHON)
+def wheel(session: nox.Session) -> None:
+    """The built wheel, installed (not editable) with [all] and run outside the repository.
+
+    Builds the sdist and the wheel from it, checks the wheel carries every file, installs
+    it, then from a folder outside the repository runs `streamfix doctor` and a pytest file
+    using the plugin's `streamfix_shape` fixture."""
+    dist = Path(session.create_tmp()) / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    session.run("uv", "build", "--out-dir", str(dist), str(HERE))
+    (built,) = dist.glob("*.whl")
+    (sdist,) = dist.glob("*.tar.gz")
+    session.log(f"built {built.name} and {sdist.name}")
+    missing = _wheel_missing(built)
+    if missing:
+        session.error(f"{built.name} lacks {missing}")
+    _install(session, "test", extras="[all]", wheel=str(built))
+    _show_versions(session, "adk-streamfix", "google-adk", "smolagents", "shell-gpt", "litellm")
+    with tempfile.TemporaryDirectory(prefix="streamfix-wheel-") as outside, session.chdir(outside):
+        Path(outside, "test_wheel.py").write_text(WHEEL_TEST)
+        session.run("python", "-c", WHEEL_VERSION, env=ENV)
+        session.run("streamfix", "doctor", env=ENV)
+        session.run("pytest", "-p", "no:cacheprovider", "-q", "test_wheel.py", env=ENV)

@@ -76,7 +76,7 @@ _WORDS = (
     "café", "Grüße", "façade", "日本語", "данные", "Ωmega", "señor", "emoji🙂", '"quoted"',
     "it's", "back\\slash", "{brace}", "[list]", "a: 1,", "tab\there", "x < y && y > z",
     "path/to/file.py", "€42", "ünïcödé", "\u00a0nbsp",
-)
+)  # fmt: skip
 
 
 def _json_len(text: str) -> int:
@@ -128,9 +128,7 @@ def _chunk(delta: dict[str, Any], finish_reason: str | None = None) -> Chunk:
         "created": 1_700_000_000,
         "model": "gpt-4o-mini-2024-07-18",
         "system_fingerprint": "fp_bench",
-        "choices": [
-            {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
-        ],
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
     }
 
 
@@ -160,17 +158,19 @@ def build_stream(label: str, total_bytes: int) -> Stream:
         text = json.dumps(payload, ensure_ascii=False)
         real_bytes += len(text.encode())
         expected.append((call_id, name, payload))
-        head = {"index": i, "id": call_id, "type": "function",
-                "function": {"name": name, "arguments": ""}}
+        head = {
+            "index": i,
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
         delta: dict[str, Any] = {"tool_calls": [head]}
         if i == 0:
-            delta = {"role": "assistant", "content": None, "tool_calls": [head],
-                     "refusal": None}
+            delta = {"role": "assistant", "content": None, "tool_calls": [head], "refusal": None}
         chunks.append(_chunk(delta))
         for k in range(0, len(text), FRAGMENT_CHARS):
-            piece = text[k:k + FRAGMENT_CHARS]
-            chunks.append(_chunk({"tool_calls": [{"index": i,
-                                                  "function": {"arguments": piece}}]}))
+            piece = text[k : k + FRAGMENT_CHARS]
+            chunks.append(_chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
     chunks.append(_chunk({}, "tool_calls"))
     return Stream(label, total_bytes, real_bytes, chunks, expected, fragments=len(chunks) - 1)
 
@@ -200,14 +200,18 @@ def to_smolagents(chunks: list[Chunk]) -> list[Any]:
         delta = c["choices"][0]["delta"]
         calls = [
             models.ChatMessageToolCallStreamDelta(
-                index=tc["index"], id=tc.get("id"), type=tc.get("type"),
+                index=tc["index"],
+                id=tc.get("id"),
+                type=tc.get("type"),
                 function=models.ChatMessageToolCallFunction(
-                    arguments=tc["function"].get("arguments"), name=tc["function"].get("name")),
+                    arguments=tc["function"].get("arguments"), name=tc["function"].get("name")
+                ),
             )
             for tc in delta.get("tool_calls") or ()
         ]
-        out.append(models.ChatMessageStreamDelta(content=delta.get("content"),
-                                                 tool_calls=calls or None))
+        out.append(
+            models.ChatMessageStreamDelta(content=delta.get("content"), tool_calls=calls or None)
+        )
     return out
 
 
@@ -223,19 +227,34 @@ def to_langchain(chunks: list[Chunk]) -> list[Any]:
     for c in chunks:
         choice = c["choices"][0]
         tool_call_chunks = [
-            make_chunk(name=tc["function"].get("name"),
-                       args=tc["function"].get("arguments"),
-                       id=tc.get("id"), index=tc["index"])
+            make_chunk(
+                name=tc["function"].get("name"),
+                args=tc["function"].get("arguments"),
+                id=tc.get("id"),
+                index=tc["index"],
+            )
             for tc in choice["delta"].get("tool_calls") or ()
         ]
         if choice["finish_reason"]:
-            out.append(messages.AIMessageChunk(
-                content="", id=c["id"], chunk_position="last",
-                response_metadata={"finish_reason": choice["finish_reason"],
-                                   "model_name": c["model"]}))
+            out.append(
+                messages.AIMessageChunk(
+                    content="",
+                    id=c["id"],
+                    chunk_position="last",
+                    response_metadata={
+                        "finish_reason": choice["finish_reason"],
+                        "model_name": c["model"],
+                    },
+                )
+            )
         else:
-            out.append(messages.AIMessageChunk(content=choice["delta"].get("content") or "",
-                                               id=c["id"], tool_call_chunks=tool_call_chunks))
+            out.append(
+                messages.AIMessageChunk(
+                    content=choice["delta"].get("content") or "",
+                    id=c["id"],
+                    tool_call_chunks=tool_call_chunks,
+                )
+            )
     return out
 
 
@@ -295,8 +314,10 @@ def run_smolagents(deltas: list[Any]) -> Any:
 
 
 def calls_smolagents(message: Any) -> list[Call]:
-    return [(tc.id, tc.function.name, json.loads(tc.function.arguments))
-            for tc in message.tool_calls or []]
+    return [
+        (tc.id, tc.function.name, json.loads(tc.function.arguments))
+        for tc in message.tool_calls or []
+    ]
 
 
 def run_langchain(chunks: list[Any]) -> Any:
@@ -325,22 +346,65 @@ class Contender:
 
 
 CONTENDERS: tuple[Contender, ...] = (
-    Contender("floor", "floor (append to list per index, join)", "dict", "json",
-              run_floor, calls_floor),
-    Contender("streamfix_dict", "streamfix.assemble (dict chunks)", "dict", "streamfix",
-              run_streamfix, calls_streamfix),
-    Contender("streamfix_openai", "streamfix.assemble (openai chunks)", "openai", "streamfix",
-              run_streamfix, calls_streamfix),
-    Contender("streamfix_litellm", "streamfix.assemble (litellm chunks)", "litellm",
-              "streamfix", run_streamfix, calls_streamfix),
-    Contender("litellm", "litellm.stream_chunk_builder", "litellm", "litellm",
-              run_litellm, calls_completion),
-    Contender("openai_state", "openai ChatCompletionStreamState", "openai", "openai",
-              run_openai_state, calls_completion),
-    Contender("smolagents", "smolagents agglomerate_stream_deltas", "smolagents",
-              "smolagents", run_smolagents, calls_smolagents),
-    Contender("langchain", "langchain-core AIMessageChunk + loop", "langchain",
-              "langchain_core", run_langchain, calls_langchain),
+    Contender(
+        "floor", "floor (append to list per index, join)", "dict", "json", run_floor, calls_floor
+    ),
+    Contender(
+        "streamfix_dict",
+        "streamfix.assemble (dict chunks)",
+        "dict",
+        "streamfix",
+        run_streamfix,
+        calls_streamfix,
+    ),
+    Contender(
+        "streamfix_openai",
+        "streamfix.assemble (openai chunks)",
+        "openai",
+        "streamfix",
+        run_streamfix,
+        calls_streamfix,
+    ),
+    Contender(
+        "streamfix_litellm",
+        "streamfix.assemble (litellm chunks)",
+        "litellm",
+        "streamfix",
+        run_streamfix,
+        calls_streamfix,
+    ),
+    Contender(
+        "litellm",
+        "litellm.stream_chunk_builder",
+        "litellm",
+        "litellm",
+        run_litellm,
+        calls_completion,
+    ),
+    Contender(
+        "openai_state",
+        "openai ChatCompletionStreamState",
+        "openai",
+        "openai",
+        run_openai_state,
+        calls_completion,
+    ),
+    Contender(
+        "smolagents",
+        "smolagents agglomerate_stream_deltas",
+        "smolagents",
+        "smolagents",
+        run_smolagents,
+        calls_smolagents,
+    ),
+    Contender(
+        "langchain",
+        "langchain-core AIMessageChunk + loop",
+        "langchain",
+        "langchain_core",
+        run_langchain,
+        calls_langchain,
+    ),
 )
 
 
@@ -420,16 +484,16 @@ def verify(contender: Contender, result: Any, expected: list[Call]) -> str | Non
     return None
 
 
-def measure(contender: Contender, inputs: list[Any], stream: Stream,
-            settings: Settings) -> Cell:
+def measure(contender: Contender, inputs: list[Any], stream: Stream, settings: Settings) -> Cell:
     """First run verified, then best of as many runs as the budget allows."""
     gc.collect()
     gc.freeze()  # the inputs and imported modules: keep them out of collections in runs
     try:
         first, result = timed(contender.run, inputs)
     except Exception as exc:
-        return Cell("error", fragments=stream.fragments,
-                    note=f"{type(exc).__name__}: {str(exc)[:100]}")
+        return Cell(
+            "error", fragments=stream.fragments, note=f"{type(exc).__name__}: {str(exc)[:100]}"
+        )
     problem = verify(contender, result, stream.expected)
     del result
     if problem is not None:
@@ -443,8 +507,13 @@ def measure(contender: Contender, inputs: list[Any], stream: Stream,
     best = first
     for _ in range(runs - 1):
         best = min(best, timed(contender.run, inputs)[0])
-    return Cell("ok", seconds=best, us_per_fragment=best / stream.fragments * 1e6,
-                runs=runs, fragments=stream.fragments)
+    return Cell(
+        "ok",
+        seconds=best,
+        us_per_fragment=best / stream.fragments * 1e6,
+        runs=runs,
+        fragments=stream.fragments,
+    )
 
 
 def growth(points: Sequence[tuple[int, float]]) -> float:
@@ -501,8 +570,9 @@ class StreamCache:
         """Forget everything but stream ``keep_size`` and its inputs of ``keep_kinds``."""
         kinds = set(keep_kinds)
         self._streams = {k: v for k, v in self._streams.items() if k == keep_size}
-        self._inputs = {k: v for k, v in self._inputs.items()
-                        if k[0] == keep_size and k[1] in kinds}
+        self._inputs = {
+            k: v for k, v in self._inputs.items() if k[0] == keep_size and k[1] in kinds
+        }
         gc.unfreeze()
         gc.collect()
 
@@ -531,8 +601,7 @@ def _probe_sizes(previous: int, target: int, steps: int) -> list[int]:
 
 def run_probes(row: Row, cache: StreamCache, sizes: Iterable[int], settings: Settings) -> None:
     """Run ``row`` on extra streams of these sizes while each stays cheap, to measure growth."""
-    probe_settings = Settings(min_runs=1, max_runs=2, budget_s=0.0,
-                              slow_run_s=settings.slow_run_s)
+    probe_settings = Settings(min_runs=1, max_runs=2, budget_s=0.0, slow_run_s=settings.slow_run_s)
     for size in sizes:
         stream = cache.stream(f"{size / 1000:.1f} KB", size)
         if row.points and project(row.points, stream.fragments) > settings.probe_limit_s:
@@ -547,32 +616,39 @@ def run_probes(row: Row, cache: StreamCache, sizes: Iterable[int], settings: Set
             return
 
 
-def run_cell(row: Row, cache: StreamCache, stream: Stream, previous: int | None,
-             settings: Settings) -> Cell:
+def run_cell(
+    row: Row, cache: StreamCache, stream: Stream, previous: int | None, settings: Settings
+) -> Cell:
     """Measure one contender on one benchmark stream (with projection on large ones)."""
     if previous is None:  # a calibration point, so that growth is measured, not assumed
         run_probes(row, cache, [stream.size // 4], settings)
     elif row.points:
-        run_probes(row, cache, _probe_sizes(previous, stream.size, settings.probe_steps),
-                   settings)
+        run_probes(row, cache, _probe_sizes(previous, stream.size, settings.probe_steps), settings)
         projected = project(row.points, stream.fragments)
         if projected > settings.limit_s:
             sizes = " and ".join(f"{n:,}" for n, _ in row.points[-2:])
-            return Cell("skipped", projected_s=projected, fragments=stream.fragments,
-                        note=f"growth exponent {growth(row.points):.2f} from runs on "
-                             f"{sizes} fragments")
+            return Cell(
+                "skipped",
+                projected_s=projected,
+                fragments=stream.fragments,
+                note=f"growth exponent {growth(row.points):.2f} from runs on {sizes} fragments",
+            )
     try:
         inputs = cache.inputs(row.contender.kind, stream)
     except Exception as exc:
-        return Cell("error", fragments=stream.fragments,
-                    note=f"building {row.contender.kind} inputs: {type(exc).__name__}: {exc}")
+        return Cell(
+            "error",
+            fragments=stream.fragments,
+            note=f"building {row.contender.kind} inputs: {type(exc).__name__}: {exc}",
+        )
     cell = measure(row.contender, inputs, stream, settings)
     _record(row, stream, cell)
     return cell
 
 
-def run_bench(sizes: Sequence[tuple[str, int]], settings: Settings,
-              log: Callable[[str], None]) -> tuple[list[Row], list[Stream]]:
+def run_bench(
+    sizes: Sequence[tuple[str, int]], settings: Settings, log: Callable[[str], None]
+) -> tuple[list[Row], list[Stream]]:
     cache = StreamCache()
     rows = [Row(c) for c in CONTENDERS]
     streams = []
@@ -580,21 +656,21 @@ def run_bench(sizes: Sequence[tuple[str, int]], settings: Settings,
     for label, total_bytes in sizes:
         stream = cache.stream(label, total_bytes)
         streams.append(stream)
-        log(f"{label}: {stream.total_bytes:,} bytes of arguments, "
-            f"{stream.fragments:,} fragments")
+        log(f"{label}: {stream.total_bytes:,} bytes of arguments, {stream.fragments:,} fragments")
         for position, row in enumerate(rows):
             reason = available(row.contender)
             if reason is not None:
                 row.cells[label] = Cell("n/a", note=reason, fragments=stream.fragments)
                 continue
             if previous is not None and not row.points:
-                row.cells[label] = Cell("skipped", fragments=stream.fragments,
-                                        note="failed on a smaller stream")
+                row.cells[label] = Cell(
+                    "skipped", fragments=stream.fragments, note="failed on a smaller stream"
+                )
                 continue
             cell = run_cell(row, cache, stream, previous, settings)
             row.cells[label] = cell
             log(f"  {row.contender.label}: {describe(cell)}")
-            cache.drop(total_bytes, {r.contender.kind for r in rows[position + 1:]})
+            cache.drop(total_bytes, {r.contender.kind for r in rows[position + 1 :]})
         previous = total_bytes
         cache.drop()
     return rows, streams
@@ -666,10 +742,13 @@ def ratio_lines(rows: list[Row], labels: list[str]) -> list[str]:
     for label in labels:
         fix = by_key["streamfix_dict"].cells[label]
         floor = by_key["floor"].cells[label]
-        lines.append(f"streamfix dict vs floor ({label}): {_plain_ratio(fix, floor, 2)} "
-                     "(target <= 3x)")
-    pairs = (("litellm", "streamfix_litellm", "litellm.stream_chunk_builder / streamfix"),
-             ("openai_state", "streamfix_openai", "ChatCompletionStreamState / streamfix"))
+        lines.append(
+            f"streamfix dict vs floor ({label}): {_plain_ratio(fix, floor, 2)} (target <= 3x)"
+        )
+    pairs = (
+        ("litellm", "streamfix_litellm", "litellm.stream_chunk_builder / streamfix"),
+        ("openai_state", "streamfix_openai", "ChatCompletionStreamState / streamfix"),
+    )
     for key, base_key, text in pairs:
         for label in labels:
             ratio = _plain_ratio(by_key[key].cells[label], by_key[base_key].cells[label], 0)
@@ -694,8 +773,10 @@ def footnotes(rows: list[Row], labels: list[str]) -> list[str]:
             cell = row.cells[label]
             if cell.status == "skipped" and row.largest is not None:
                 size, us = row.largest
-                notes.append(f"{row.contender.label}: skipped at {label} ({cell.note}); "
-                             f"{us:,.3f} us/fragment at {size} (largest stream it ran)")
+                notes.append(
+                    f"{row.contender.label}: skipped at {label} ({cell.note}); "
+                    f"{us:,.3f} us/fragment at {size} (largest stream it ran)"
+                )
             elif cell.status in ("wrong", "error", "n/a") or cell.note:
                 notes.append(f"{row.contender.label} at {label}: {describe(cell)}")
     return notes
@@ -717,8 +798,11 @@ def report(rows: list[Row], streams: list[Stream]) -> str:
     labels = [s.label for s in streams]
     lines = [
         "Assembling streamed tool calls: " + ", ".join(f"{k} {v}" for k, v in versions().items()),
-        *(f"{s.label}: {N_CALLS} calls, {s.total_bytes:,} bytes of arguments, "
-          f"{s.fragments:,} fragments of {FRAGMENT_CHARS} chars" for s in streams),
+        *(
+            f"{s.label}: {N_CALLS} calls, {s.total_bytes:,} bytes of arguments, "
+            f"{s.fragments:,} fragments of {FRAGMENT_CHARS} chars"
+            for s in streams
+        ),
         "",
         table(rows, labels),
         "",
@@ -734,22 +818,33 @@ def to_json(rows: list[Row], streams: list[Stream]) -> dict[str, Any]:
     labels = [s.label for s in streams]
     return {
         "versions": versions(),
-        "sizes": [{"label": s.label, "argument_bytes": s.total_bytes,
-                   "fragments": s.fragments} for s in streams],
-        "results": {row.contender.key: {"label": row.contender.label,
-                                        "cells": {k: asdict(v) for k, v in row.cells.items()}}
-                    for row in rows},
+        "sizes": [
+            {"label": s.label, "argument_bytes": s.total_bytes, "fragments": s.fragments}
+            for s in streams
+        ],
+        "results": {
+            row.contender.key: {
+                "label": row.contender.label,
+                "cells": {k: asdict(v) for k, v in row.cells.items()},
+            }
+            for row in rows
+        },
         "ratios": ratio_lines(rows, labels),
     }
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="small sizes and few runs (smoke test)")
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes and few runs (smoke test)"
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
-    parser.add_argument("--limit", type=float, default=60.0,
-                        help="skip a contender on a large stream if projected above this (s)")
+    parser.add_argument(
+        "--limit",
+        type=float,
+        default=60.0,
+        help="skip a contender on a large stream if projected above this (s)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser.parse_args(argv)
 

@@ -56,10 +56,13 @@ def build_stream(fragments: int) -> list[Any]:
 
     def call(arguments: str, header: bool = False) -> ChatMessageStreamDelta:
         function = ChatMessageToolCallFunction(
-            arguments=arguments, name="write_file" if header else None  # type: ignore[arg-type]
+            arguments=arguments,
+            name="write_file" if header else None,  # type: ignore[arg-type]
         )
         entry = ChatMessageToolCallStreamDelta(
-            index=0, id="call_1" if header else None, type="function" if header else None,
+            index=0,
+            id="call_1" if header else None,
+            type="function" if header else None,
             function=function,
         )
         return ChatMessageStreamDelta(content=None, tool_calls=[entry])
@@ -135,8 +138,9 @@ def run(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     return rows
 
 
-def _row(pattern: str, n: int, stock_s: float | None, patched_s: float, projected: float,
-         equal: bool) -> dict[str, Any]:
+def _row(
+    pattern: str, n: int, stock_s: float | None, patched_s: float, projected: float, equal: bool
+) -> dict[str, Any]:
     return {
         "pattern": pattern,
         "fragments": n,
@@ -158,8 +162,10 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
         f"{p} {importlib.metadata.version(p)}" for p in ("smolagents", "adk-streamfix")
     )
     print(f"python {sys.version.split()[0]}; {versions}")
-    print(f"{'pattern':<27}{'fragments':>10}{'stock us/frag':>15}{'patched us/frag':>17}"
-          f"{'ratio':>9}  equal")
+    print(
+        f"{'pattern':<27}{'fragments':>10}{'stock us/frag':>15}{'patched us/frag':>17}"
+        f"{'ratio':>9}  equal"
+    )
     rows = run(sizes)
     for row in rows:
         stock = (
@@ -168,8 +174,10 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             else f"~{row['stock_projected_s']:.0f} s (skipped)"
         )
         ratio = f"{row['ratio']:.1f}x" if row["ratio"] is not None else "-"
-        print(f"{row['pattern']:<27}{row['fragments']:>10}{stock:>15}"
-              f"{row['patched_us_per_fragment']:>17.2f}{ratio:>9}  {row['equal']}")
+        print(
+            f"{row['pattern']:<27}{row['fragments']:>10}{stock:>15}"
+            f"{row['patched_us_per_fragment']:>17.2f}{ratio:>9}  {row['equal']}"
+        )
     return rows
 
 
