@@ -31,6 +31,7 @@ from ._types import (
     ToolCallUpdated,
     UsageReported,
 )
+from ._version import __version__
 
 __all__ = [
     "ArgumentsDelta",
@@ -51,6 +52,7 @@ __all__ = [
     "ToolCallUpdated",
     "TruncatedToolCallError",
     "UsageReported",
+    "__version__",
     "aassemble",
     "assemble",
     "install",

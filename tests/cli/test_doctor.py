@@ -118,8 +118,12 @@ def test_patches_active_before_are_put_back() -> None:
         (Outcome(calls=(("get_weather", {"city": "Paris"}),), text=""), False),
         (Outcome(error="TruncatedToolCallError: truncated"), True),
         (Outcome(error="JSONDecodeError: x", crash=True), False),
-        (Outcome(calls=(("get_weather", {"city": "Paris"}), ("get_time", '{"zone": "Eur')),
-                         error="x"), False),
+        (
+            Outcome(
+                calls=(("get_weather", {"city": "Paris"}), ("get_time", '{"zone": "Eur')), error="x"
+            ),
+            False,
+        ),
     ],
 )
 def test_judge_truncated(outcome: Outcome, ok: bool) -> None:
@@ -140,6 +144,5 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "assert loaded() == ['streamfix_litellm._doctor'], loaded()\n"
         "assert all(DRIVERS[name].name == name for name in DRIVERS)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

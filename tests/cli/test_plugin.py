@@ -9,8 +9,11 @@ import streamfix.testing
 
 pytest_plugins = ["pytester"]
 
-OPENAI_COMPLETE = [n for n, s in streamfix.testing.scenarios("openai").items()
-                   if s.error is None and not s.truncated]
+OPENAI_COMPLETE = [
+    n
+    for n, s in streamfix.testing.scenarios("openai").items()
+    if s.error is None and not s.truncated
+]
 
 
 def test_a_test_runs_once_per_scenario(pytester: pytest.Pytester) -> None:
@@ -61,8 +64,9 @@ def test_a_broken_aggregator_fails_on_the_shapes_it_loses(pytester: pytest.Pytes
     result = pytester.runpytest("-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] + outcomes["failed"] == len(OPENAI_COMPLETE)
-    result.stdout.fnmatch_lines(["FAILED *test_naive[[]b2-same-index[]]*",
-                                 "FAILED *test_naive[[]b3-same-index[]]*"])
+    result.stdout.fnmatch_lines(
+        ["FAILED *test_naive[[]b2-same-index[]]*", "FAILED *test_naive[[]b3-same-index[]]*"]
+    )
 
 
 def test_selection_by_name_and_the_expected_message(pytester: pytest.Pytester) -> None:

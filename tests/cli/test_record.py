@@ -23,11 +23,17 @@ def _calls(message: streamfix.AssembledMessage) -> list[tuple[str, dict]]:
     return [(c.name, c.parsed) for c in message.tool_calls]
 
 
-@pytest.mark.parametrize(("name", "path"), [("b2-same-index", "/v1/chat/completions"),
-                                            ("ollama-call-per-line", "/api/chat")])
-def test_record_then_replay(name: str, path: str, tmp_path: Path,
-                            streamfix_server: ReplayServer,
-                            capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "path"),
+    [("b2-same-index", "/v1/chat/completions"), ("ollama-call-per-line", "/api/chat")],
+)
+def test_record_then_replay(
+    name: str,
+    path: str,
+    tmp_path: Path,
+    streamfix_server: ReplayServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     body = {"model": name, "messages": [{"role": "user", "content": "go"}], "stream": True}
     direct = httpx.post(streamfix_server.url + path, json=body, timeout=30)
     with RecordServer(streamfix_server.url, tmp_path) as recorder:
@@ -42,22 +48,24 @@ def test_record_then_replay(name: str, path: str, tmp_path: Path,
     assert capture.name == f"0001-{name}.jsonl"
     scenario = streamfix.testing.scenarios()[name]
     assert _calls(replay_capture(capture).message) == [
-        (c["name"], c["arguments"]) for c in scenario.calls]
+        (c["name"], c["arguments"]) for c in scenario.calls
+    ]
     code, out, _ = cli(capsys, "replay", str(capture), "--json")
     assert code == 0
     assert json.loads(out)["chunks"] == len(scenario.chunks)
 
 
-def test_openai_sdk_through_the_recorder(tmp_path: Path,
-                                         streamfix_server: ReplayServer) -> None:
+def test_openai_sdk_through_the_recorder(tmp_path: Path, streamfix_server: ReplayServer) -> None:
     openai = pytest.importorskip("openai")
     with RecordServer(streamfix_server.url, tmp_path) as recorder:
         client = openai.OpenAI(base_url=recorder.url + "/v1", api_key="sk-test")
         stream = client.chat.completions.create(
-            model="b1-interleaved", messages=[{"role": "user", "content": "go"}], stream=True)
+            model="b1-interleaved", messages=[{"role": "user", "content": "go"}], stream=True
+        )
         chunks = list(stream)
     assert _calls(streamfix.assemble(chunks)) == _calls(
-        replay_capture(recorder.captures[0]).message)
+        replay_capture(recorder.captures[0]).message
+    )
     assert len(_calls(streamfix.assemble(chunks))) == 2
 
 
@@ -77,17 +85,27 @@ def test_streamfix_record_command(tmp_path: Path, streamfix_server: ReplayServer
         port = sock.getsockname()[1]
     out = tmp_path / "caps"
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "streamfix"), "record", "--upstream",
-         streamfix_server.url, "--port", str(port), "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            str(Path(sys.executable).parent / "streamfix"),
+            "record",
+            "--upstream",
+            streamfix_server.url,
+            "--port",
+            str(port),
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         assert "streamfix recording on" in proc.stdout.readline()
         body = {"model": "e1-stop", "messages": [], "stream": True}
         for _ in range(50):
             try:
-                httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=body,
-                           timeout=30)
+                httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=body, timeout=30)
                 break
             except httpx.ConnectError:
                 time.sleep(0.1)
@@ -95,5 +113,4 @@ def test_streamfix_record_command(tmp_path: Path, streamfix_server: ReplayServer
         proc.terminate()
         proc.wait(timeout=30)
     (capture,) = out.glob("*.jsonl")
-    assert _calls(replay_capture(capture).message) == [
-        ("get_weather", {"city": "Paris"})]
+    assert _calls(replay_capture(capture).message) == [("get_weather", {"city": "Paris"})]

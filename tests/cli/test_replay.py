@@ -57,8 +57,9 @@ def test_ollama_ndjson(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert calls_of(data) == expected("ollama-call-per-line")
 
 
-def test_human_output_shows_calls_and_repairs(tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_human_output_shows_calls_and_repairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "dup.jsonl"
     chunks = list(OPENAI["a1-one-chunk"].chunks)
     path.write_text("".join(json.dumps(c) + "\n" for c in [*chunks[:2], chunks[1]]))
@@ -91,8 +92,9 @@ def test_truncated_and_error_captures(tmp_path: Path, capsys: pytest.CaptureFixt
         (b"data: [DONE]\n\n", "no chunks"),
     ],
 )
-def test_foreign_files_get_a_clear_error(content: bytes, message: str, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_foreign_files_get_a_clear_error(
+    content: bytes, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "foreign.txt"
     path.write_bytes(content)
     code, out, err = cli(capsys, "replay", str(path))
@@ -117,13 +119,17 @@ def test_read_capture_raises_a_streamfix_error(tmp_path: Path) -> None:
     assert isinstance(info.value, streamfix.StreamFixError)
 
 
-FRAMEWORK_CASES = {"sgpt": "b2-same-index", "smolagents": "b2-same-index",
-                   "adk": "c1-repeated-names"}
+FRAMEWORK_CASES = {
+    "sgpt": "b2-same-index",
+    "smolagents": "b2-same-index",
+    "adk": "c1-repeated-names",
+}
 
 
 @pytest.mark.parametrize("framework", sorted(FRAMEWORK_CASES))
-def test_framework_stock_and_patched(framework: str, tmp_path: Path,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_framework_stock_and_patched(
+    framework: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     if not DRIVERS[framework].available():  # the cli session installs all three
         pytest.fail(f"{framework} is not installed")
     name = FRAMEWORK_CASES[framework]
@@ -140,8 +146,7 @@ def test_framework_stock_and_patched(framework: str, tmp_path: Path,
     assert "stock:" in out and "patched:" in out
 
 
-def test_framework_of_the_other_dialect(tmp_path: Path,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_framework_of_the_other_dialect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = jsonl(tmp_path, "ollama-call-per-line")
     code, out, _ = cli(capsys, "replay", str(path), "--json", "--framework", "smolagents")
     assert code == 0

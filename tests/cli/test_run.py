@@ -42,8 +42,9 @@ def script(tmp_path: Path) -> Path:
 
 def _run(argv: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if k != "STREAMFIX_AUTO"}
-    return subprocess.run(argv, capture_output=True, text=True, timeout=120,
-                          env={**environ, **env}, check=False)
+    return subprocess.run(
+        argv, capture_output=True, text=True, timeout=120, env={**environ, **env}, check=False
+    )
 
 
 def _result(done: subprocess.CompletedProcess[str]) -> dict:
@@ -56,10 +57,19 @@ def test_stock_loses_a_call(script: Path, streamfix_server: ReplayServer) -> Non
     assert out == {"patched": [], "calls": ["get_time"]}
 
 
-def test_streamfix_run_patches_without_code_change(script: Path,
-                                                   streamfix_server: ReplayServer) -> None:
-    done = _run([str(BIN / "streamfix"), "run", "--", sys.executable, str(script),
-                 streamfix_server.openai_base_url])
+def test_streamfix_run_patches_without_code_change(
+    script: Path, streamfix_server: ReplayServer
+) -> None:
+    done = _run(
+        [
+            str(BIN / "streamfix"),
+            "run",
+            "--",
+            sys.executable,
+            str(script),
+            streamfix_server.openai_base_url,
+        ]
+    )
     out = _result(done)
     assert "smolagents" in out["patched"]
     assert out["calls"] == BOTH
@@ -68,11 +78,13 @@ def test_streamfix_run_patches_without_code_change(script: Path,
 def test_streamfix_auto_env_var(script: Path, streamfix_server: ReplayServer) -> None:
     pth = Path(sysconfig.get_paths()["purelib"]) / "adk_streamfix_auto.pth"
     assert pth.exists(), "the wheel installs adk_streamfix_auto.pth"
-    out = _result(_run([sys.executable, str(script), streamfix_server.openai_base_url],
-                       STREAMFIX_AUTO="1"))
+    out = _result(
+        _run([sys.executable, str(script), streamfix_server.openai_base_url], STREAMFIX_AUTO="1")
+    )
     assert out["calls"] == BOTH
-    off = _result(_run([sys.executable, str(script), streamfix_server.openai_base_url],
-                       STREAMFIX_AUTO="0"))
+    off = _result(
+        _run([sys.executable, str(script), streamfix_server.openai_base_url], STREAMFIX_AUTO="0")
+    )
     assert off == {"patched": [], "calls": ["get_time"]}
 
 
@@ -84,8 +96,9 @@ def test_an_existing_sitecustomize_still_runs(tmp_path: Path) -> None:
         "import os, litellm, streamfix;"
         " print(os.environ.get('THEIRS'), 'litellm' in streamfix.installed())"
     )
-    done = _run([str(BIN / "streamfix"), "run", "--", sys.executable, "-c", code],
-                PYTHONPATH=str(site))
+    done = _run(
+        [str(BIN / "streamfix"), "run", "--", sys.executable, "-c", code], PYTHONPATH=str(site)
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ran", "True"]
 
@@ -122,8 +135,7 @@ def test_each_framework_is_patched_when_imported(statement: str, patched: list[s
 
 
 def test_exit_status_is_the_programs(tmp_path: Path) -> None:
-    done = _run([str(BIN / "streamfix"), "run", "--", sys.executable, "-c",
-                 "raise SystemExit(7)"])
+    done = _run([str(BIN / "streamfix"), "run", "--", sys.executable, "-c", "raise SystemExit(7)"])
     assert done.returncode == 7
 
 

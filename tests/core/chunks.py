@@ -22,8 +22,9 @@ ABSENT: Final = "-"
 Chunk = dict[str, Any]
 
 
-def tc(index: Any = ABSENT, id: Any = ABSENT, name: Any = ABSENT, args: Any = ABSENT,
-       **extra: Any) -> dict[str, Any]:
+def tc(
+    index: Any = ABSENT, id: Any = ABSENT, name: Any = ABSENT, args: Any = ABSENT, **extra: Any
+) -> dict[str, Any]:
     """One entry of ``choices[i].delta.tool_calls``; ``"-"`` leaves a field out.
 
     ``extra`` keys are added to the entry as sent (``type``, ``extra_content``,
@@ -47,8 +48,12 @@ def tc(index: Any = ABSENT, id: Any = ABSENT, name: Any = ABSENT, args: Any = AB
     return entry
 
 
-def chunk(delta: dict[str, Any] | None = None, finish_reason: str | None = None,
-          choice: int = 0, **top: Any) -> Chunk:
+def chunk(
+    delta: dict[str, Any] | None = None,
+    finish_reason: str | None = None,
+    choice: int = 0,
+    **top: Any,
+) -> Chunk:
     """An OpenAI ``chat.completion.chunk`` dict with one choice.
 
     ``delta=None`` gives an empty delta. ``top`` sets top-level keys (``usage``,

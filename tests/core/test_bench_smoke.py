@@ -62,6 +62,12 @@ def test_every_library_ran_and_was_correct(results: dict) -> None:
 
 def test_all_contenders_present(results: dict) -> None:
     assert set(results["results"]) == {
-        "floor", "streamfix_dict", "streamfix_openai", "streamfix_litellm", "litellm",
-        "openai_state", "smolagents", "langchain",
+        "floor",
+        "streamfix_dict",
+        "streamfix_openai",
+        "streamfix_litellm",
+        "litellm",
+        "openai_state",
+        "smolagents",
+        "langchain",
     }

@@ -78,11 +78,28 @@ def _loaded(code: str, watch: tuple[str, ...]) -> dict[str, str]:
 
 def test_import_streamfix_loads_only_the_standard_library_it_needs() -> None:
     loaded = _loaded("import streamfix", HEAVY + FRAMEWORKS)
-    if loaded and set(loaded.values()) == {"streamfix._registry"}:
-        # _registry.py imports importlib.metadata (email, socket, selectors) and threading
-        # at module level; making those lazy is another change. Everything else is clean.
-        pytest.xfail(f"only streamfix._registry loads {sorted(loaded)}")
     assert loaded == {}
+
+
+def test_the_registry_reads_entry_points_only_when_asked() -> None:
+    code = textwrap.dedent(
+        """
+        import sys, streamfix
+        assert "importlib.metadata" not in sys.modules
+        assert "logging" not in sys.modules
+        streamfix.installed()
+        assert "importlib.metadata" not in sys.modules
+        streamfix.uninstall()
+        assert "importlib.metadata" not in sys.modules
+        streamfix.install("no-such-patch")
+        assert "importlib.metadata" in sys.modules
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "STREAMFIX_AUTO"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_testing_and_the_pytest_plugin_load_no_socket_before_a_server_starts() -> None:

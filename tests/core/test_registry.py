@@ -12,22 +12,22 @@ import pytest
 
 import streamfix
 
-PATCHES = '''
+PATCHES = """
 calls = []
 def available(): return True
 def install(): calls.append("install")
 def uninstall(): calls.append("uninstall")
-'''
-BROKEN = '''
+"""
+BROKEN = """
 def available(): return True
 def install(): raise RuntimeError("framework 9.9 is not supported")
 def uninstall(): pass
-'''
-ABSENT = '''
+"""
+ABSENT = """
 def available(): return False
 def install(): raise AssertionError("never called when the framework is absent")
 def uninstall(): pass
-'''
+"""
 
 
 @pytest.fixture

@@ -54,8 +54,9 @@ def calls(msg: AssembledMessage) -> list[Call]:
     return out
 
 
-def run(kind: Kind, bodies: list[dict[str, Any]], tools: Any = None,
-        choice: int = 0) -> AssembledMessage:
+def run(
+    kind: Kind, bodies: list[dict[str, Any]], tools: Any = None, choice: int = 0
+) -> AssembledMessage:
     """Assemble ``bodies`` as ``kind`` through the fast path and the event path."""
     msg = streamfix.assemble(kind(bodies), tools=tools, choice=choice)
     asm = streamfix.ToolCallAssembler(tools)
@@ -66,8 +67,7 @@ def run(kind: Kind, bodies: list[dict[str, Any]], tools: Any = None,
     return msg
 
 
-def feed_all(bodies: list[Any], tools: Any = None) -> tuple[streamfix.ToolCallAssembler,
-                                                            list[Any]]:
+def feed_all(bodies: list[Any], tools: Any = None) -> tuple[streamfix.ToolCallAssembler, list[Any]]:
     asm = streamfix.ToolCallAssembler(tools)
     events: list[Any] = []
     for item in bodies:
@@ -106,12 +106,20 @@ WEATHER_TOKYO = {"city": "Tōkyō", "unit": "celsius"}
 def test_a1_several_complete_calls_and_finish_reason_in_one_delta(kind: Kind, finish: str) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(
-            tc(0, "call_1", "get_weather", json.dumps(WEATHER_PARIS), type="function"),
-            tc(1, "call_2", "get_weather", json.dumps(WEATHER_TOKYO, ensure_ascii=False),
-               type="function"),
-            tc(2, "call_3", "get_time", '{"tz": "Europe/Paris"}', type="function"),
-        ), finish_reason=finish),
+        chunk(
+            tool_delta(
+                tc(0, "call_1", "get_weather", json.dumps(WEATHER_PARIS), type="function"),
+                tc(
+                    1,
+                    "call_2",
+                    "get_weather",
+                    json.dumps(WEATHER_TOKYO, ensure_ascii=False),
+                    type="function",
+                ),
+                tc(2, "call_3", "get_time", '{"tz": "Europe/Paris"}', type="function"),
+            ),
+            finish_reason=finish,
+        ),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -171,10 +179,15 @@ def test_b1_fragments_of_several_indices_go_to_their_own_call(kind: Kind, order:
     if order == "sequential":
         bodies = frags(0, a, "call_a", "read_file") + frags(1, b, "call_b", "grep")
     else:
-        head = [chunk(tool_delta(tc(0, "call_a", "read_file", ""))),
-                chunk(tool_delta(tc(1, "call_b", "grep", "")))]
-        mixed = [chunk(tool_delta(tc(i, "-", "-", piece)))
-                 for pair in zip(a, b, strict=True) for i, piece in enumerate(pair)]
+        head = [
+            chunk(tool_delta(tc(0, "call_a", "read_file", ""))),
+            chunk(tool_delta(tc(1, "call_b", "grep", ""))),
+        ]
+        mixed = [
+            chunk(tool_delta(tc(i, "-", "-", piece)))
+            for pair in zip(a, b, strict=True)
+            for i, piece in enumerate(pair)
+        ]
         bodies = head + mixed
     msg = run(kind, [role(), *bodies, chunk(None, finish_reason="tool_calls")])
     assert calls(msg) == [
@@ -186,11 +199,14 @@ def test_b1_fragments_of_several_indices_go_to_their_own_call(kind: Kind, order:
 @pytest.mark.parametrize("fragmented", [False, True], ids=["whole", "fragmented"])
 def test_b2_same_index_reused_with_distinct_ids(kind: Kind, fragmented: bool) -> None:
     if fragmented:
-        bodies = (frags(0, ['{"q":', ' "x"}'], "a", "search")
-                  + frags(0, ['{"q', '": "y"}'], "b", "search"))
+        bodies = frags(0, ['{"q":', ' "x"}'], "a", "search") + frags(
+            0, ['{"q', '": "y"}'], "b", "search"
+        )
     else:
-        bodies = [chunk(tool_delta(tc(0, "a", "search", '{"q": "x"}'))),
-                  chunk(tool_delta(tc(0, "b", "search", '{"q": "y"}')))]
+        bodies = [
+            chunk(tool_delta(tc(0, "a", "search", '{"q": "x"}'))),
+            chunk(tool_delta(tc(0, "b", "search", '{"q": "y"}'))),
+        ]
     msg = run(kind, [role(), *bodies, chunk(None, finish_reason="tool_calls")])
     assert calls(msg) == [
         (0, "a", "search", {"q": "x"}, None),
@@ -221,8 +237,12 @@ def test_b3_same_index_no_ids_one_call_per_json_value(kind: Kind, no_id: str) ->
     assert msg.finish_reason == "stop"
 
 
-B4_CUTS = {"one-string": (), "cut-inside-values": (7, 14, 22, 31),
-           "cut-at-value-ends": (12, 26), "cut-everywhere": (7, 14, 22, 26)}
+B4_CUTS = {
+    "one-string": (),
+    "cut-inside-values": (7, 14, 22, 31),
+    "cut-at-value-ends": (12, 26),
+    "cut-everywhere": (7, 14, 22, 26),
+}
 
 
 # The argument text at index 0 is the same in every variant; only the cutting differs
@@ -231,8 +251,11 @@ B4_CUTS = {"one-string": (), "cut-inside-values": (7, 14, 22, 31),
 def test_b4_concatenated_values_in_one_argument_string(kind: Kind, cuts: tuple[int, ...]) -> None:
     text = '{"path":"a"} {"path":"b"}\n{"path":"c"}'
     pieces = split(text, *cuts)
-    bodies = [role(), *frags(0, pieces, "call_x", "read_file"),
-              chunk(None, finish_reason="tool_calls")]
+    bodies = [
+        role(),
+        *frags(0, pieces, "call_x", "read_file"),
+        chunk(None, finish_reason="tool_calls"),
+    ]
     msg = run(kind, bodies)
     assert calls(msg) == [
         (0, "call_x", "read_file", {"path": "a"}, None),
@@ -266,19 +289,31 @@ def test_b5_name_alone_at_complete_index_starts_new_call(kind: Kind, second: str
 def test_b6_index_missing_routes_by_id(kind: Kind, missing: str, layout: str) -> None:
     ix: Any = "-" if missing == "absent" else None
     if layout == "continuations":
-        parts = [tc(ix, "call_a", "get_weather", ""), tc(ix, "-", "-", '{"city": "Pa'),
-                 tc(ix, "-", "-", 'ris"}'), tc(ix, "call_b", "get_time", '{"tz'),
-                 tc(ix, "-", "-", '": "UTC"}')]
+        parts = [
+            tc(ix, "call_a", "get_weather", ""),
+            tc(ix, "-", "-", '{"city": "Pa'),
+            tc(ix, "-", "-", 'ris"}'),
+            tc(ix, "call_b", "get_time", '{"tz'),
+            tc(ix, "-", "-", '": "UTC"}'),
+        ]
         bodies = [chunk(tool_delta(part)) for part in parts]
     elif layout == "ids-every-fragment":
-        parts = [tc(ix, "call_a", "get_weather", '{"city": '),
-                 tc(ix, "call_b", "get_time", '{"tz": '),
-                 tc(ix, "call_a", "-", '"Paris"}'),
-                 tc(ix, "call_b", "-", '"UTC"}')]
+        parts = [
+            tc(ix, "call_a", "get_weather", '{"city": '),
+            tc(ix, "call_b", "get_time", '{"tz": '),
+            tc(ix, "call_a", "-", '"Paris"}'),
+            tc(ix, "call_b", "-", '"UTC"}'),
+        ]
         bodies = [chunk(tool_delta(part)) for part in parts]
     else:
-        bodies = [chunk(tool_delta(tc(ix, "call_a", "get_weather", '{"city": "Paris"}'),
-                                   tc(ix, "call_b", "get_time", '{"tz": "UTC"}')))]
+        bodies = [
+            chunk(
+                tool_delta(
+                    tc(ix, "call_a", "get_weather", '{"city": "Paris"}'),
+                    tc(ix, "call_b", "get_time", '{"tz": "UTC"}'),
+                )
+            )
+        ]
     msg = run(kind, [role(), *bodies, chunk(None, finish_reason="stop")])
     assert calls(msg) == [
         (0, "call_a", "get_weather", {"city": "Paris"}, None),
@@ -325,8 +360,10 @@ def test_b8_index_changes_inside_one_call(kind: Kind) -> None:
 def test_b9_phantom_entry_dropped_with_diagnostic(kind: Kind, where: str) -> None:
     thinking = chunk({"reasoning_content": "I should read the file."})
     phantom = chunk(tool_delta(tc(-1, "-", "-", "{}")))
-    real = [chunk(tool_delta(tc(0, "toolu_1", "read_file", ""))),
-            chunk(tool_delta(tc(0, "-", "-", '{"path": "a.py"}')))]
+    real = [
+        chunk(tool_delta(tc(0, "toolu_1", "read_file", ""))),
+        chunk(tool_delta(tc(0, "-", "-", '{"path": "a.py"}'))),
+    ]
     middle = [phantom, *real] if where == "before" else [*real, phantom]
     msg = run(kind, [role(), thinking, *middle, chunk(None, finish_reason="tool_calls")])
     assert calls(msg) == [(0, "toolu_1", "read_file", {"path": "a.py"}, None)]
@@ -342,7 +379,8 @@ def test_c1_name_and_id_repeated_on_every_fragment(kind: Kind) -> None:
     pieces_b = split('{"path": "docs/index.md"}', 2, 18)
     bodies = [role()]
     for i, (cid, name, pieces) in enumerate(
-            [("call_1", "read_file", pieces_a), ("call_2", "read_file", pieces_b)]):
+        [("call_1", "read_file", pieces_a), ("call_2", "read_file", pieces_b)]
+    ):
         bodies += [chunk(tool_delta(tc(i, cid, name, p, type="function"))) for p in pieces]
     msg = run(kind, [*bodies, chunk(None, finish_reason="tool_calls")])
     assert calls(msg) == [
@@ -355,8 +393,10 @@ TOOL_NAMES = ["edit_existing_file", "read_file", "create_new_file"]
 TOOL_FORMS: dict[str, Any] = {
     "none": None,
     "names": TOOL_NAMES,
-    "openai": [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
-               for n in TOOL_NAMES],
+    "openai": [
+        {"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+        for n in TOOL_NAMES
+    ],
     "schemas": {n: {"type": "object"} for n in TOOL_NAMES},
 }
 
@@ -377,12 +417,16 @@ def test_c2_name_streamed_in_pieces(kind: Kind, tools: str) -> None:
     ]
 
 
-@pytest.mark.parametrize(("declared", "expected"), [
-    (["echo", "read_file"], "echo"),
-    (["echoecho", "read_file"], "echoecho"),
-])
-def test_c2_declared_tools_decide_repeat_or_pieces(kind: Kind, declared: list[str],
-                                                   expected: str) -> None:
+@pytest.mark.parametrize(
+    ("declared", "expected"),
+    [
+        (["echo", "read_file"], "echo"),
+        (["echoecho", "read_file"], "echoecho"),
+    ],
+)
+def test_c2_declared_tools_decide_repeat_or_pieces(
+    kind: Kind, declared: list[str], expected: str
+) -> None:
     bodies = [
         role(),
         chunk(tool_delta(tc(0, "call_1", "echo", ""))),
@@ -397,21 +441,33 @@ def test_c2_declared_tools_decide_repeat_or_pieces(kind: Kind, declared: list[st
 @pytest.mark.parametrize("layout", ["name-last", "id-and-args-first"])
 def test_c3_name_arrives_after_arguments(kind: Kind, layout: str) -> None:
     if layout == "name-last":
-        parts = [tc(0, "call_1", "-", '{"q":'), tc(0, "-", "-", ' "weather"}'),
-                 tc(0, "-", "search", "-")]
+        parts = [
+            tc(0, "call_1", "-", '{"q":'),
+            tc(0, "-", "-", ' "weather"}'),
+            tc(0, "-", "search", "-"),
+        ]
     else:
-        parts = [tc(0, "call_1", "-", ""), tc(0, "-", "-", '{"q": "wea'),
-                 tc(0, "-", "search", 'ther"}')]
-    bodies = [role(), *[chunk(tool_delta(p)) for p in parts],
-              chunk(None, finish_reason="tool_calls")]
+        parts = [
+            tc(0, "call_1", "-", ""),
+            tc(0, "-", "-", '{"q": "wea'),
+            tc(0, "-", "search", 'ther"}'),
+        ]
+    bodies = [
+        role(),
+        *[chunk(tool_delta(p)) for p in parts],
+        chunk(None, finish_reason="tool_calls"),
+    ]
     msg = run(kind, bodies)
     assert calls(msg) == [(0, "call_1", "search", {"q": "weather"}, None)]
 
 
 @pytest.mark.parametrize("resend", ["exact", "reserialized", "without-name"])
 def test_c4_complete_arguments_resent_are_dropped(kind: Kind, resend: str) -> None:
-    args = {"exact": '{"city":"Paris"}', "reserialized": '{"city": "Paris"}',
-            "without-name": '{"city":"Paris"}'}[resend]
+    args = {
+        "exact": '{"city":"Paris"}',
+        "reserialized": '{"city": "Paris"}',
+        "without-name": '{"city":"Paris"}',
+    }[resend]
     name = "-" if resend == "without-name" else "get_weather"
     bodies = [
         role(),
@@ -429,9 +485,13 @@ def test_c4_summary_chunk_resending_every_call(kind: Kind) -> None:
         role(),
         *frags(0, ['{"city": "Pa', 'ris"}'], "call_1", "get_weather"),
         *frags(1, ['{"tz": "U', 'TC"}'], "call_2", "get_time"),
-        chunk(tool_delta(tc(0, "call_1", "get_weather", '{"city": "Paris"}'),
-                         tc(1, "call_2", "get_time", '{"tz": "UTC"}')),
-              finish_reason="tool_calls"),
+        chunk(
+            tool_delta(
+                tc(0, "call_1", "get_weather", '{"city": "Paris"}'),
+                tc(1, "call_2", "get_time", '{"tz": "UTC"}'),
+            ),
+            finish_reason="tool_calls",
+        ),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -513,8 +573,14 @@ def test_d3_escapes_split_between_fragments(kind: Kind, cutting: str) -> None:
     cuts = _d3_cuts() if cutting == "escapes" else list(range(1, len(D3_TEXT)))
     pieces = split(D3_TEXT, *cuts)
     assert any(p.endswith("\\") for p in pieces)  # cut right after a backslash
-    msg = run(kind, [role(), *frags(0, pieces, "call_1", "write_file"),
-                     chunk(None, finish_reason="tool_calls")])
+    msg = run(
+        kind,
+        [
+            role(),
+            *frags(0, pieces, "call_1", "write_file"),
+            chunk(None, finish_reason="tool_calls"),
+        ],
+    )
     assert calls(msg) == [(0, "call_1", "write_file", D3_VALUE, None)]
     assert msg.tool_calls[0].parsed["text"].encode() == D3_VALUE["text"].encode()
 
@@ -522,8 +588,11 @@ def test_d3_escapes_split_between_fragments(kind: Kind, cutting: str) -> None:
 @pytest.mark.parametrize("head", ["{", '{"', '{"path": "a'])
 def test_d4_header_already_carries_first_characters(kind: Kind, head: str) -> None:
     full = '{"path": "a.txt", "mode": "r"}'
-    bodies = [role(), *frags(0, [head, full[len(head):]], "call_1", "open_file"),
-              chunk(None, finish_reason="tool_calls")]
+    bodies = [
+        role(),
+        *frags(0, [head, full[len(head) :]], "call_1", "open_file"),
+        chunk(None, finish_reason="tool_calls"),
+    ]
     msg = run(kind, bodies)
     assert calls(msg) == [(0, "call_1", "open_file", {"path": "a.txt", "mode": "r"}, None)]
 
@@ -553,10 +622,13 @@ def test_e2_intermediate_finish_reason_does_not_truncate(kind: Kind, layout: str
     middle = "length" if layout == "length-inside-a-call" else "tool_calls"
     if layout == "between-calls":
         bodies = [
-            chunk(tool_delta(tc(0, "call_1", "get_weather", '{"city": "Paris"}')),
-                  finish_reason="tool_calls"),
-            chunk(tool_delta(tc(1, "call_2", "get_time", '{"tz": "UTC"}')),
-                  finish_reason="tool_calls"),
+            chunk(
+                tool_delta(tc(0, "call_1", "get_weather", '{"city": "Paris"}')),
+                finish_reason="tool_calls",
+            ),
+            chunk(
+                tool_delta(tc(1, "call_2", "get_time", '{"tz": "UTC"}')), finish_reason="tool_calls"
+            ),
         ]
     else:
         bodies = [
@@ -638,8 +710,9 @@ def _check_provider_error(err: ProviderStreamError, text: str) -> None:
     assert err.partial_arguments == {1: '{"path": "b'}
 
 
-OLLAMA_OOM = ("model requires more system memory (5.6 GiB) than is available (3.2 GiB): "
-              "out of memory")
+OLLAMA_OOM = (
+    "model requires more system memory (5.6 GiB) than is available (3.2 GiB): out of memory"
+)
 
 
 # The Ollama error object is an Ollama-native payload (no choices, no message): dicts only.
@@ -663,8 +736,12 @@ OPENROUTER_TEXT = "Provider returned error: upstream model overloaded"
 
 def test_e5_openrouter_error_chunk_mid_stream(kind: Kind) -> None:
     # litellm maps finish_reason "error" to "stop"; the top-level error object survives
-    error_chunk = chunk({"content": ""}, finish_reason="error", provider="SomeProvider",
-                        error={"code": 502, "message": OPENROUTER_TEXT})
+    error_chunk = chunk(
+        {"content": ""},
+        finish_reason="error",
+        provider="SomeProvider",
+        error={"code": 502, "message": OPENROUTER_TEXT},
+    )
     asm, _ = feed_all(kind(_before_error()))
     with pytest.raises(ProviderStreamError) as info:
         asm.feed(kind.one(error_chunk))
@@ -693,9 +770,17 @@ USAGE = {"prompt_tokens": 31, "completion_tokens": 17, "total_tokens": 48}
 
 def test_e6_chunks_with_empty_choices(kind: Kind) -> None:
     azure_first = {
-        "id": "", "object": "", "created": 0, "model": "", "choices": [],
-        "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {
-            "hate": {"filtered": False, "severity": "safe"}}}],
+        "id": "",
+        "object": "",
+        "created": 0,
+        "model": "",
+        "choices": [],
+        "prompt_filter_results": [
+            {
+                "prompt_index": 0,
+                "content_filter_results": {"hate": {"filtered": False, "severity": "safe"}},
+            }
+        ],
     }
     bodies = [
         azure_first,
@@ -724,8 +809,10 @@ def test_e7_several_choices_interleaved(kind: Kind) -> None:
         chunk({"role": "assistant", "content": "B"}, choice=1),
         chunk(tool_delta(tc(0, "c0", "get_weather", '{"city": ')), choice=0),
         chunk(tool_delta(tc(0, "c1", "get_time", '{"tz": ')), choice=1),
-        _two_choices(chunk(tool_delta(tc(0, "-", "-", '"Paris"}')), choice=0),
-                     chunk(tool_delta(tc(0, "-", "-", '"UTC"}')), choice=1)),
+        _two_choices(
+            chunk(tool_delta(tc(0, "-", "-", '"Paris"}')), choice=0),
+            chunk(tool_delta(tc(0, "-", "-", '"UTC"}')), choice=1),
+        ),
         chunk({"content": "!"}, choice=1),
         chunk(None, finish_reason="tool_calls", choice=0),
         chunk(None, finish_reason="stop", choice=1),
@@ -757,8 +844,9 @@ def _sig_fields(source: str, sig: str) -> tuple[str, dict[str, Any]]:
         "extra_content.google": {"extra_content": {"google": {"thought_signature": sig}}},
         "extra_content.vertex": {"extra_content": {"vertex": {"thought_signature": sig}}},
         "provider_specific_fields": {"provider_specific_fields": {"thought_signature": sig}},
-        "function.provider_specific_fields":
-            {"fn_extra": {"provider_specific_fields": {"thought_signature": sig}}},
+        "function.provider_specific_fields": {
+            "fn_extra": {"provider_specific_fields": {"thought_signature": sig}}
+        },
     }
     return "call_1", places[source]
 
@@ -842,17 +930,27 @@ def test_f2_signature_only_delta_after_its_call(kind: Kind) -> None:
 @pytest.mark.parametrize("first", [False, True], ids=["after-call-0", "stream-start"])
 def test_f3_signature_only_delta_before_its_call(kind: Kind, first: bool) -> None:
     if first:
-        bodies = [role(), _sig_only(0, SIG),
-                  *frags(0, ['{"city": "Paris"}'], "call_1", "get_weather"),
-                  *frags(1, ['{"tz": "UTC"}'], "call_2", "get_time")]
-        expected = [(0, "call_1", "get_weather", {"city": "Paris"}, SIG),
-                    (1, "call_2", "get_time", {"tz": "UTC"}, None)]
+        bodies = [
+            role(),
+            _sig_only(0, SIG),
+            *frags(0, ['{"city": "Paris"}'], "call_1", "get_weather"),
+            *frags(1, ['{"tz": "UTC"}'], "call_2", "get_time"),
+        ]
+        expected = [
+            (0, "call_1", "get_weather", {"city": "Paris"}, SIG),
+            (1, "call_2", "get_time", {"tz": "UTC"}, None),
+        ]
     else:
-        bodies = [role(), *frags(0, ['{"city": "Paris"}'], "call_1", "get_weather"),
-                  _sig_only(1, SIG_B),
-                  *frags(1, ['{"tz": ', '"UTC"}'], "call_2", "get_time")]
-        expected = [(0, "call_1", "get_weather", {"city": "Paris"}, None),
-                    (1, "call_2", "get_time", {"tz": "UTC"}, SIG_B)]
+        bodies = [
+            role(),
+            *frags(0, ['{"city": "Paris"}'], "call_1", "get_weather"),
+            _sig_only(1, SIG_B),
+            *frags(1, ['{"tz": ', '"UTC"}'], "call_2", "get_time"),
+        ]
+        expected = [
+            (0, "call_1", "get_weather", {"city": "Paris"}, None),
+            (1, "call_2", "get_time", {"tz": "UTC"}, SIG_B),
+        ]
     msg = run(kind, [*bodies, chunk(None, finish_reason="tool_calls")])
     assert calls(msg) == expected
 
@@ -892,13 +990,19 @@ def _two_call_stream() -> list[dict[str, Any]]:
 
 def test_events_order_for_two_calls(kind: Kind) -> None:
     _, events = feed_all(kind(_two_call_stream()))
-    tool_events = [e for e in events if isinstance(e, (ToolCallStarted, ArgumentsDelta,
-                                                       ToolCallCompleted))]
-    shape = [(type(e).__name__, e.position) for e in tool_events
-             if not (isinstance(e, ArgumentsDelta) and e.delta == "")]
+    tool_events = [
+        e for e in events if isinstance(e, (ToolCallStarted, ArgumentsDelta, ToolCallCompleted))
+    ]
+    shape = [
+        (type(e).__name__, e.position)
+        for e in tool_events
+        if not (isinstance(e, ArgumentsDelta) and e.delta == "")
+    ]
     assert shape == [
         ("ToolCallStarted", 0),
-        ("ArgumentsDelta", 0), ("ArgumentsDelta", 0), ("ArgumentsDelta", 0),
+        ("ArgumentsDelta", 0),
+        ("ArgumentsDelta", 0),
+        ("ArgumentsDelta", 0),
         ("ArgumentsDelta", 0),
         ("ToolCallCompleted", 0),
         ("ToolCallStarted", 1),
@@ -910,7 +1014,9 @@ def test_events_order_for_two_calls(kind: Kind) -> None:
     assert started_1 == ToolCallStarted(position=1, id="call_b", name="second", choice=0)
     done = [e for e in tool_events if isinstance(e, ToolCallCompleted)]
     assert [(e.id, e.name, json.loads(e.arguments)) for e in done] == [
-        ("call_a", "first", {"a": 1, "b": "x"}), ("call_b", "second", {"tz": "UTC"})]
+        ("call_a", "first", {"a": 1, "b": "x"}),
+        ("call_b", "second", {"tz": "UTC"}),
+    ]
     text = [e for e in events if isinstance(e, TextDelta)]
     assert text == [TextDelta(text="Checking.", choice=0)]
     usage = [e for e in events if isinstance(e, UsageReported)]
@@ -961,21 +1067,26 @@ def test_events_updated_for_late_id_and_signatures(kind: Kind) -> None:
         ToolCallStarted(1, "call_2", "get_time", thought_signature=SIG_B),
     ]
     assert [(c.id, c.thought_signature) for c in asm.finish().tool_calls] == [
-        ("call_1", SIG), ("call_2", SIG_B)]
+        ("call_1", SIG),
+        ("call_2", SIG_B),
+    ]
 
 
 def test_events_arguments_delta_partial_grows(kind: Kind) -> None:
     _, events = feed_all(kind(_two_call_stream()))
-    deltas = [e for e in events if isinstance(e, ArgumentsDelta) and e.position == 0
-              and e.delta != ""]
+    deltas = [
+        e for e in events if isinstance(e, ArgumentsDelta) and e.position == 0 and e.delta != ""
+    ]
     assert [e.delta for e in deltas] == ['{"a":', '1,"b":', '"x', '"}']
     assert [e.partial for e in deltas] == [{}, {"a": 1}, {"a": 1}, {"a": 1, "b": "x"}]
 
 
 def test_events_a_clean_stream_has_no_diagnostics(kind: Kind) -> None:
     msg = run(kind, _two_call_stream())
-    assert calls(msg) == [(0, "call_a", "first", {"a": 1, "b": "x"}, None),
-                          (1, "call_b", "second", {"tz": "UTC"}, None)]
+    assert calls(msg) == [
+        (0, "call_a", "first", {"a": 1, "b": "x"}, None),
+        (1, "call_b", "second", {"tz": "UTC"}, None),
+    ]
     assert msg.diagnostics == []
     assert msg.content == "Checking."
     assert msg.finish_reason == "tool_calls"
@@ -998,14 +1109,17 @@ def test_aassemble_with_async_generator(kind: Kind) -> None:
 
     msg = asyncio.run(streamfix.aassemble(stream()))
     assert msg == streamfix.assemble(kind(_two_call_stream()))
-    assert calls(msg) == [(0, "call_a", "first", {"a": 1, "b": "x"}, None),
-                          (1, "call_b", "second", {"tz": "UTC"}, None)]
+    assert calls(msg) == [
+        (0, "call_a", "first", {"a": 1, "b": "x"}, None),
+        (1, "call_b", "second", {"tz": "UTC"}, None),
+    ]
 
 
 def test_max_argument_bytes(kind: Kind) -> None:
     small = [role(), *frags(0, ['{"q": ', '"0123456789"}'], "call_1", "search")]
     assert calls(streamfix.assemble(kind(small), max_argument_bytes=64)) == [
-        (0, "call_1", "search", {"q": "0123456789"}, None)]
+        (0, "call_1", "search", {"q": "0123456789"}, None)
+    ]
     big = [role(), *frags(0, ['{"q": "', "x" * 40, "x" * 40, '"}'], "call_1", "search")]
     with pytest.raises(ArgumentsTooLargeError):
         streamfix.assemble(kind(big), max_argument_bytes=64)
@@ -1028,19 +1142,30 @@ def test_max_argument_bytes_counts_utf8_bytes(kind: Kind) -> None:
 # /api/chat NDJSON objects: a plain-dict format, so these tests use dicts only.
 
 
-def ollama(message: dict[str, Any] | None = None, done: bool = False,
-           **extra: Any) -> dict[str, Any]:
-    line: dict[str, Any] = {"model": "qwen3:8b", "created_at": "2025-06-01T10:00:00.000Z",
-                            "message": {"role": "assistant", "content": "", **(message or {})},
-                            "done": done}
+def ollama(
+    message: dict[str, Any] | None = None, done: bool = False, **extra: Any
+) -> dict[str, Any]:
+    line: dict[str, Any] = {
+        "model": "qwen3:8b",
+        "created_at": "2025-06-01T10:00:00.000Z",
+        "message": {"role": "assistant", "content": "", **(message or {})},
+        "done": done,
+    }
     line.update(extra)
     return line
 
 
 def ollama_done() -> dict[str, Any]:
-    return ollama(done=True, done_reason="stop", total_duration=1_234_567,
-                  load_duration=1_000, prompt_eval_count=5, prompt_eval_duration=10,
-                  eval_count=7, eval_duration=20)
+    return ollama(
+        done=True,
+        done_reason="stop",
+        total_duration=1_234_567,
+        load_duration=1_000,
+        prompt_eval_count=5,
+        prompt_eval_duration=10,
+        eval_count=7,
+        eval_duration=20,
+    )
 
 
 OLLAMA_USAGE = {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}
@@ -1053,8 +1178,14 @@ def ocall(name: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
 def test_ollama_native_several_calls_in_one_message() -> None:
     lines = [
         ollama({"thinking": "Two cities."}),
-        ollama({"tool_calls": [ocall("get_weather", {"city": "Paris"}),
-                               ocall("get_weather", {"city": "Tōkyō", "days": 3})]}),
+        ollama(
+            {
+                "tool_calls": [
+                    ocall("get_weather", {"city": "Paris"}),
+                    ocall("get_weather", {"city": "Tōkyō", "days": 3}),
+                ]
+            }
+        ),
         ollama_done(),
     ]
     msg = run(Kind("dict"), lines)
@@ -1092,12 +1223,24 @@ def test_ollama_native_one_call_per_line() -> None:
 def test_ollama_native_calls_with_ids_and_function_index() -> None:
     # Ollama >= 0.12 sends an id and function.index on each call
     lines = [
-        ollama({"tool_calls": [
-            {"id": "call_p8x", "function": {"index": 0, "name": "get_weather",
-                                            "arguments": {"city": "Paris"}}},
-            {"id": "call_q9y", "function": {"index": 1, "name": "get_time",
-                                            "arguments": {"tz": "UTC"}}},
-        ]}),
+        ollama(
+            {
+                "tool_calls": [
+                    {
+                        "id": "call_p8x",
+                        "function": {
+                            "index": 0,
+                            "name": "get_weather",
+                            "arguments": {"city": "Paris"},
+                        },
+                    },
+                    {
+                        "id": "call_q9y",
+                        "function": {"index": 1, "name": "get_time", "arguments": {"tz": "UTC"}},
+                    },
+                ]
+            }
+        ),
         ollama_done(),
     ]
     msg = run(Kind("dict"), lines)

@@ -20,8 +20,9 @@ COMPLETE = sorted(n for n, s in OPENAI.items() if s.error is None and not s.trun
 
 
 def _client(server: ReplayServer) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.openai_base_url, api_key="sk-streamfix-test",
-                         max_retries=0)
+    return openai.OpenAI(
+        base_url=server.openai_base_url, api_key="sk-streamfix-test", max_retries=0
+    )
 
 
 def _non_streamed_calls(message: Any) -> list[tuple[Any, ...]]:
@@ -29,8 +30,7 @@ def _non_streamed_calls(message: Any) -> list[tuple[Any, ...]]:
     for call in message.tool_calls or []:
         extra = (call.model_extra or {}).get("extra_content") or {}
         signature = extra.get("google", {}).get("thought_signature")
-        calls.append((call.id, call.function.name, json.loads(call.function.arguments),
-                      signature))
+        calls.append((call.id, call.function.name, json.loads(call.function.arguments), signature))
     return calls
 
 
@@ -51,10 +51,12 @@ def test_streamed_assembles_to_non_streamed(streamfix_server: ReplayServer, name
 
 def test_async_sdk_with_aassemble(streamfix_server: ReplayServer) -> None:
     async def run() -> streamfix.AssembledMessage:
-        client = openai.AsyncOpenAI(base_url=streamfix_server.openai_base_url,
-                                    api_key="sk-streamfix-test", max_retries=0)
-        stream = await client.chat.completions.create(model="b3-same-index", messages=USER,
-                                                      stream=True)
+        client = openai.AsyncOpenAI(
+            base_url=streamfix_server.openai_base_url, api_key="sk-streamfix-test", max_retries=0
+        )
+        stream = await client.chat.completions.create(
+            model="b3-same-index", messages=USER, stream=True
+        )
         return await streamfix.aassemble(stream)
 
     message = asyncio.run(run())

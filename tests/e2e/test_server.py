@@ -22,7 +22,8 @@ OLLAMA = streamfix.testing.scenarios("ollama")
 def test_sse_one_chunk_per_event_then_done(streamfix_server: ReplayServer, name: str) -> None:
     scenario = OPENAI[name]
     with httpx.stream(
-        "POST", f"{streamfix_server.openai_base_url}/chat/completions",
+        "POST",
+        f"{streamfix_server.openai_base_url}/chat/completions",
         json={"model": f"streamfix/{name}", "messages": [], "stream": True},
     ) as response:
         assert response.status_code == 200
@@ -35,11 +36,13 @@ def test_sse_one_chunk_per_event_then_done(streamfix_server: ReplayServer, name:
 
 
 @pytest.mark.parametrize("name", sorted(OPENAI))
-def test_non_streamed_is_the_scenarios_completion(streamfix_server: ReplayServer,
-                                                  name: str) -> None:
+def test_non_streamed_is_the_scenarios_completion(
+    streamfix_server: ReplayServer, name: str
+) -> None:
     scenario = OPENAI[name]
-    response = httpx.post(f"{streamfix_server.openai_base_url}/chat/completions",
-                          json={"model": name, "messages": []})
+    response = httpx.post(
+        f"{streamfix_server.openai_base_url}/chat/completions", json={"model": name, "messages": []}
+    )
     assert response.status_code == scenario.status
     assert response.json() == scenario.completion()
 
@@ -47,30 +50,37 @@ def test_non_streamed_is_the_scenarios_completion(streamfix_server: ReplayServer
 @pytest.mark.parametrize("name", sorted(OLLAMA))
 def test_ollama_ndjson_one_object_per_line(streamfix_server: ReplayServer, name: str) -> None:
     scenario = OLLAMA[name]
-    response = httpx.post(f"{streamfix_server.ollama_base_url}/api/chat",
-                          json={"model": name, "messages": []})
+    response = httpx.post(
+        f"{streamfix_server.ollama_base_url}/api/chat", json={"model": name, "messages": []}
+    )
     assert response.headers["content-type"] == "application/x-ndjson"
     lines = response.text.split("\n")
     assert lines[-1] == ""
     assert [json.loads(line) for line in lines[:-1]] == list(scenario.chunks)
-    whole = httpx.post(f"{streamfix_server.ollama_base_url}/api/chat",
-                       json={"model": name, "messages": [], "stream": False})
+    whole = httpx.post(
+        f"{streamfix_server.ollama_base_url}/api/chat",
+        json={"model": name, "messages": [], "stream": False},
+    )
     assert (whole.status_code, whole.json()) == (scenario.status, scenario.completion())
 
 
 def test_ollama_oom_line_has_no_message_key(streamfix_server: ReplayServer) -> None:
-    response = httpx.post(f"{streamfix_server.ollama_base_url}/api/chat",
-                          json={"model": "ollama-oom-error"})
+    response = httpx.post(
+        f"{streamfix_server.ollama_base_url}/api/chat", json={"model": "ollama-oom-error"}
+    )
     last = json.loads(response.text.splitlines()[-1])
-    assert last == {"error": "model requires more system memory (16.0 GiB) than is available "
-                             "(8.0 GiB)"}
+    assert last == {
+        "error": "model requires more system memory (16.0 GiB) than is available (8.0 GiB)"
+    }
 
 
 def test_models_and_unknown_scenario(streamfix_server: ReplayServer) -> None:
     models = httpx.get(f"{streamfix_server.openai_base_url}/models").json()
     assert {m["id"] for m in models["data"]} == set(streamfix.testing.SCENARIOS)
-    unknown = httpx.post(f"{streamfix_server.openai_base_url}/chat/completions",
-                         json={"model": "no-such-shape", "stream": True})
+    unknown = httpx.post(
+        f"{streamfix_server.openai_base_url}/chat/completions",
+        json={"model": "no-such-shape", "stream": True},
+    )
     assert unknown.status_code == 404
     assert "b3-same-index" in unknown.json()["error"]["message"]
 
@@ -78,18 +88,27 @@ def test_models_and_unknown_scenario(streamfix_server: ReplayServer) -> None:
 def test_tool_results_get_the_follow_up_text(streamfix_server: ReplayServer) -> None:
     messages = [
         {"role": "user", "content": "hi"},
-        {"role": "assistant", "tool_calls": [
-            {"id": "call_a", "type": "function",
-             "function": {"name": "get_weather", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": "call_a",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": "{}"},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_a", "content": "sunny"},
     ]
     for stream in (True, False):
-        response = httpx.post(f"{streamfix_server.openai_base_url}/chat/completions",
-                              json={"model": "a1-one-chunk", "messages": messages,
-                                    "stream": stream})
+        response = httpx.post(
+            f"{streamfix_server.openai_base_url}/chat/completions",
+            json={"model": "a1-one-chunk", "messages": messages, "stream": stream},
+        )
         if stream:
-            chunks = [json.loads(e[6:]) for e in response.text.split("\n\n")
-                      if e.startswith("data: {")]
+            chunks = [
+                json.loads(e[6:]) for e in response.text.split("\n\n") if e.startswith("data: {")
+            ]
             message = streamfix.assemble(chunks)
             assert (message.content, message.tool_calls) == ("done", [])
         else:
@@ -111,10 +130,14 @@ def test_replays_a_jsonl_capture(tmp_path: Path) -> None:
 
 def test_cli_serve_prints_the_url_and_serves() -> None:
     script = Path(sys.executable).with_name("streamfix")
-    command = [str(script)] if script.exists() else [
-        sys.executable, "-c", "from streamfix.cli import main; main()"]
-    process = subprocess.Popen([*command, "serve", "--port", "0"], stdout=subprocess.PIPE,
-                               text=True)
+    command = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "from streamfix.cli import main; main()"]
+    )
+    process = subprocess.Popen(
+        [*command, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -127,6 +150,8 @@ def test_cli_serve_prints_the_url_and_serves() -> None:
 
 
 def test_plugin_module_does_not_import_uvicorn() -> None:
-    code = ("import sys, streamfix.testing._pytest_plugin, streamfix; "
-            "assert 'uvicorn' not in sys.modules and 'typer' not in sys.modules")
+    code = (
+        "import sys, streamfix.testing._pytest_plugin, streamfix; "
+        "assert 'uvicorn' not in sys.modules and 'typer' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)

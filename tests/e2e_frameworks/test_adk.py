@@ -33,8 +33,16 @@ SCENARIOS = streamfix.testing.scenarios()
 # The scenarios whose calls are get_weather/get_time, by the provider prefix that meets
 # them. Not f2: litellm's openai/ stream drops its signature-only delta before ADK (or a
 # patch of ADK) sees it (tests/e2e/test_litellm.py).
-OPENAI_CASES = ["a1-one-chunk", "a1-signature", "b1-interleaved", "b2-same-index",
-                "b3-same-index", "b6-no-index", "e1-stop", "f1-signature"]
+OPENAI_CASES = [
+    "a1-one-chunk",
+    "a1-signature",
+    "b1-interleaved",
+    "b2-same-index",
+    "b3-same-index",
+    "b6-no-index",
+    "e1-stop",
+    "f1-signature",
+]
 OLLAMA_CASES = ["ollama-call-per-line", "ollama-calls-one-message"]
 SIGNED = ["a1-signature", "f1-signature"]
 OOM = SCENARIOS["ollama-oom-error"].error
@@ -78,8 +86,12 @@ def run_agent(server: ReplayServer, model: Any, stream: bool) -> Outcome:
         out.ran.append(("get_time", {"zone": zone}))
         return {"time": "14:00"}
 
-    agent = Agent(name="assistant", model=model, instruction="Answer with the tools.",
-                  tools=[get_weather, get_time])
+    agent = Agent(
+        name="assistant",
+        model=model,
+        instruction="Answer with the tools.",
+        tools=[get_weather, get_time],
+    )
     runner = InMemoryRunner(agent=agent, app_name="streamfix")
     mode = StreamingMode.SSE if stream else StreamingMode.NONE
     before = len(server.requests)
@@ -87,9 +99,12 @@ def run_agent(server: ReplayServer, model: Any, stream: bool) -> Outcome:
     async def go() -> None:
         session = await runner.session_service.create_session(app_name="streamfix", user_id="u")
         message = types.Content(role="user", parts=[types.Part.from_text(text=QUESTION)])
-        async for event in runner.run_async(user_id="u", session_id=session.id,
-                                            new_message=message,
-                                            run_config=RunConfig(streaming_mode=mode)):
+        async for event in runner.run_async(
+            user_id="u",
+            session_id=session.id,
+            new_message=message,
+            run_config=RunConfig(streaming_mode=mode),
+        ):
             if event.error_code or event.error_message:
                 out.error_events.append((event.error_code, event.error_message))
             if not event.partial and event.content and event.content.parts:
@@ -113,19 +128,20 @@ def _sent_back(requests: list[dict[str, Any]]) -> list[tuple[str, Any, Any]]:
                 arguments = call["function"]["arguments"]
                 google = (call.get("extra_content") or {}).get("google") or {}
                 specific = call.get("provider_specific_fields") or {}
-                calls.append((
-                    call["function"]["name"],
-                    json.loads(arguments) if isinstance(arguments, str) else arguments,
-                    google.get("thought_signature") or specific.get("thought_signature"),
-                ))
+                calls.append(
+                    (
+                        call["function"]["name"],
+                        json.loads(arguments) if isinstance(arguments, str) else arguments,
+                        google.get("thought_signature") or specific.get("thought_signature"),
+                    )
+                )
     return calls
 
 
 def expected_sent_back(name: str) -> list[tuple[str, Any, Any]]:
     scenario = SCENARIOS[name]
     signatures = scenario.signatures or (None,) * len(scenario.calls)
-    return [(c["name"], c["arguments"], s)
-            for c, s in zip(scenario.calls, signatures, strict=True)]
+    return [(c["name"], c["arguments"], s) for c, s in zip(scenario.calls, signatures, strict=True)]
 
 
 def expected_ran(name: str) -> list[tuple[str, Any]]:
@@ -143,8 +159,7 @@ def assert_right(outcome: Outcome, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", OPENAI_CASES + OLLAMA_CASES)
-def test_patched_streamed_equals_non_streamed(streamfix_server: ReplayServer,
-                                              name: str) -> None:
+def test_patched_streamed_equals_non_streamed(streamfix_server: ReplayServer, name: str) -> None:
     assert streamfix.install("adk") == ["adk"]
     streamed = run_agent(streamfix_server, model_for(streamfix_server, name), stream=True)
     whole = run_agent(streamfix_server, model_for(streamfix_server, name), stream=False)
@@ -153,8 +168,9 @@ def test_patched_streamed_equals_non_streamed(streamfix_server: ReplayServer,
 
 
 @pytest.mark.parametrize("name", SIGNED)
-def test_streamfix_litellm_class_without_patching(streamfix_server: ReplayServer,
-                                                  name: str) -> None:
+def test_streamfix_litellm_class_without_patching(
+    streamfix_server: ReplayServer, name: str
+) -> None:
     """``StreamFixLiteLlm`` in place of ``LiteLlm``, nothing patched."""
     from streamfix_adk import StreamFixLiteLlm
 
@@ -166,8 +182,7 @@ def test_streamfix_litellm_class_without_patching(streamfix_server: ReplayServer
 
 
 @pytest.mark.parametrize("name", SIGNED)
-def test_stock_streamed_signatures_per_version(streamfix_server: ReplayServer,
-                                               name: str) -> None:
+def test_stock_streamed_signatures_per_version(streamfix_server: ReplayServer, name: str) -> None:
     """Stock ADK runs both calls streamed and not; before 2.13 the streamed turn sends the
     calls back without their thought signature (Gemini then rejects it), 2.13+ keeps it."""
     streamed = run_agent(streamfix_server, model_for(streamfix_server, name), stream=True)
@@ -182,8 +197,9 @@ def test_stock_streamed_signatures_per_version(streamfix_server: ReplayServer,
 
 
 @pytest.mark.parametrize("name", sorted(set(OPENAI_CASES + OLLAMA_CASES) - set(SIGNED)))
-def test_stock_unsigned_shapes_already_right_over_http(streamfix_server: ReplayServer,
-                                                       name: str) -> None:
+def test_stock_unsigned_shapes_already_right_over_http(
+    streamfix_server: ReplayServer, name: str
+) -> None:
     """The unsigned shapes, stock, over real HTTP: right on every tested version (litellm's
     providers hand ADK one call per index, with an id), so the patch must not change
     them; the chunk-level traps stock ADK falls into are tests/adk's."""
@@ -204,13 +220,15 @@ def test_ollama_out_of_memory_stock(streamfix_server: ReplayServer) -> None:
     error names Ollama's text already."""
     import litellm
 
-    streamed = run_agent(streamfix_server, model_for(streamfix_server, "ollama-oom-error"),
-                         stream=True)
+    streamed = run_agent(
+        streamfix_server, model_for(streamfix_server, "ollama-oom-error"), stream=True
+    )
     assert isinstance(streamed.raised, litellm.BadRequestError)
     assert "KeyError: 'message'" in str(streamed.raised)
     assert streamed.ran == []
-    whole = run_agent(streamfix_server, model_for(streamfix_server, "ollama-oom-error"),
-                      stream=False)
+    whole = run_agent(
+        streamfix_server, model_for(streamfix_server, "ollama-oom-error"), stream=False
+    )
     assert isinstance(whole.raised, litellm.InternalServerError)
     assert OOM in str(whole.raised)
 
@@ -219,8 +237,9 @@ def test_ollama_out_of_memory_patched(streamfix_server: ReplayServer) -> None:
     import litellm
 
     assert streamfix.install("adk", "litellm") == ["adk", "litellm"]
-    streamed = run_agent(streamfix_server, model_for(streamfix_server, "ollama-oom-error"),
-                         stream=True)
+    streamed = run_agent(
+        streamfix_server, model_for(streamfix_server, "ollama-oom-error"), stream=True
+    )
     shown = _shown(streamed)
     assert streamed.raised is not None or streamed.error_events
     assert OOM in shown

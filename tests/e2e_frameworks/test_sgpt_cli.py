@@ -25,8 +25,10 @@ import streamfix
 import streamfix.testing
 from streamfix.testing import ReplayServer
 
-THREE = [c["arguments"]["shell_command"]
-         for c in streamfix.testing.scenarios()["b1-three-commands"].calls]
+THREE = [
+    c["arguments"]["shell_command"]
+    for c in streamfix.testing.scenarios()["b1-three-commands"].calls
+]
 PATCHED_MAIN = "import streamfix; streamfix.install('sgpt'); from sgpt import cli; cli()"
 TIMEOUT = 60
 
@@ -110,23 +112,25 @@ def sgpt(server: ReplayServer, home: Path, scenario: str, *args: str, patched: b
     return Run(done.returncode, done.stdout, done.stderr, ran)
 
 
-def test_stock_sgpt_glues_three_calls_and_crashes(streamfix_server: ReplayServer,
-                                                  tmp_path: Path) -> None:
+def test_stock_sgpt_glues_three_calls_and_crashes(
+    streamfix_server: ReplayServer, tmp_path: Path
+) -> None:
     """Stock shell_gpt 1.5 appends every fragment to one arguments string, whatever its
     index: three calls become ``{...}{...}{...}`` and ``json.loads`` raises."""
-    run = sgpt(streamfix_server, tmp_path / "home", "b1-three-commands", "--functions",
-               patched=False)
+    run = sgpt(
+        streamfix_server, tmp_path / "home", "b1-three-commands", "--functions", patched=False
+    )
     assert run.code != 0
     assert "Traceback" in run.stderr
     assert "JSONDecodeError" in run.stderr and "Extra data" in run.stderr
     assert run.ran == []
 
 
-def test_patched_sgpt_runs_the_three_calls(streamfix_server: ReplayServer,
-                                           tmp_path: Path) -> None:
+def test_patched_sgpt_runs_the_three_calls(streamfix_server: ReplayServer, tmp_path: Path) -> None:
     before = len(streamfix_server.requests)
-    run = sgpt(streamfix_server, tmp_path / "home", "b1-three-commands", "--functions",
-               patched=True)
+    run = sgpt(
+        streamfix_server, tmp_path / "home", "b1-three-commands", "--functions", patched=True
+    )
     assert run.code == 0, run.stderr
     assert run.ran == THREE  # each call ran once, in order, with its own arguments
     assert run.stdout.count("@FunctionCall") == 3
@@ -138,8 +142,7 @@ def test_patched_sgpt_runs_the_three_calls(streamfix_server: ReplayServer,
     requests = streamfix_server.requests[before:]
     assert len(requests) == 2
     follow_up = requests[1]["messages"]
-    assert [m["role"] for m in follow_up] == ["system", "user", "assistant", "tool", "tool",
-                                              "tool"]
+    assert [m["role"] for m in follow_up] == ["system", "user", "assistant", "tool", "tool", "tool"]
     calls = follow_up[2]["tool_calls"]
     assert [json.loads(c["function"]["arguments"]) for c in calls] == [
         {"shell_command": c} for c in THREE
@@ -148,8 +151,9 @@ def test_patched_sgpt_runs_the_three_calls(streamfix_server: ReplayServer,
 
 
 @pytest.mark.parametrize("patched", [False, True], ids=["stock", "patched"])
-def test_text_streams_the_same_without_functions(streamfix_server: ReplayServer,
-                                                 tmp_path: Path, patched: bool) -> None:
+def test_text_streams_the_same_without_functions(
+    streamfix_server: ReplayServer, tmp_path: Path, patched: bool
+) -> None:
     run = sgpt(streamfix_server, tmp_path / "home", "text", "--no-functions", patched=patched)
     assert run.code == 0, run.stderr
     assert run.stdout.strip() == "Hello from streamfix."

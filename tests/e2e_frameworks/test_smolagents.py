@@ -50,8 +50,9 @@ def model_for(server: ReplayServer, client: str, model_id: str) -> Any:
     from smolagents import LiteLLMModel, OpenAIServerModel
 
     if client == "openai":
-        return OpenAIServerModel(model_id=model_id, api_base=server.openai_base_url,
-                                 api_key=API_KEY)
+        return OpenAIServerModel(
+            model_id=model_id, api_base=server.openai_base_url, api_key=API_KEY
+        )
     base = server.ollama_base_url if model_id.startswith("ollama") else server.openai_base_url
     return LiteLLMModel(model_id=model_id, api_base=base, api_key=API_KEY)
 
@@ -84,8 +85,13 @@ def run_agent(model: Any, stream: bool) -> Outcome:
             ran.append(("get_time", {"zone": zone}))
         return f"14:00 in {zone}"
 
-    agent = ToolCallingAgent(tools=[get_weather, get_time], model=model, stream_outputs=stream,
-                             max_steps=1, verbosity_level=0)
+    agent = ToolCallingAgent(
+        tools=[get_weather, get_time],
+        model=model,
+        stream_outputs=stream,
+        max_steps=1,
+        verbosity_level=0,
+    )
     final = agent.run(QUESTION)
     step = agent.memory.steps[1]
     return Outcome(
@@ -110,8 +116,7 @@ def test_stock_streamed_glues_the_two_calls(streamfix_server: ReplayServer, case
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_patched_streamed_equals_non_streamed(streamfix_server: ReplayServer,
-                                              case: str) -> None:
+def test_patched_streamed_equals_non_streamed(streamfix_server: ReplayServer, case: str) -> None:
     assert streamfix.install("smolagents") == ["smolagents"]
     client, model_id = CASES[case]
     streamed = run_agent(model_for(streamfix_server, client, model_id), stream=True)
@@ -152,8 +157,9 @@ def test_ollama_out_of_memory_stock(streamfix_server: ReplayServer) -> None:
 
 
 @pytest.mark.parametrize("patches", [("litellm",), ("smolagents", "litellm")])
-def test_ollama_out_of_memory_patched(streamfix_server: ReplayServer,
-                                      patches: tuple[str, ...]) -> None:
+def test_ollama_out_of_memory_patched(
+    streamfix_server: ReplayServer, patches: tuple[str, ...]
+) -> None:
     """The litellm shim is what fixes it (smolagents gets the error from litellm)."""
     import litellm
 

@@ -35,8 +35,9 @@ def tc(index: Any = ABSENT, id: Any = ABSENT, name: Any = ABSENT, args: Any = AB
     return entry
 
 
-def chunk(*calls: Chunk, content: str | None = None, finish: str | None = None,
-          **top: Any) -> Chunk:
+def chunk(
+    *calls: Chunk, content: str | None = None, finish: str | None = None, **top: Any
+) -> Chunk:
     """A ``chat.completion.chunk`` dict with one choice (``choices=[]`` via ``top``)."""
     delta: Chunk = {}
     if content is not None:

@@ -15,9 +15,7 @@ SITES = ("smolagents.models", "smolagents.agents", "smolagents.gradio_ui")
 def bindings() -> dict[str, Any]:
     import importlib
 
-    return {
-        name: importlib.import_module(name).agglomerate_stream_deltas for name in SITES
-    }
+    return {name: importlib.import_module(name).agglomerate_stream_deltas for name in SITES}
 
 
 def test_install_patches_every_site_and_uninstall_restores_exactly(stock: Any) -> None:
@@ -73,8 +71,9 @@ def test_registry_entry_point(stock: Any) -> None:
 
 
 @pytest.mark.parametrize("found", ["1.23.1", "2.0.0"])
-def test_unsupported_version_is_refused(found: str, stock: Any,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unsupported_version_is_refused(
+    found: str, stock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import smolagents.models
 
     from streamfix_smolagents import _patch

@@ -54,55 +54,75 @@ GLUED = '{"query": "A"}{"query": "B"}'
 CASES = [
     Case(
         "A1 several complete calls and finish_reason in one chunk",
-        [chunk(tc(0, "c1", "search", '{"query": "A"}'), tc(1, "c2", "read", '{"path": "b"}'),
-               finish="tool_calls")],
+        [
+            chunk(
+                tc(0, "c1", "search", '{"query": "A"}'),
+                tc(1, "c2", "read", '{"path": "b"}'),
+                finish="tool_calls",
+            )
+        ],
         [("search", {"query": "A"}), ("read", {"path": "b"})],
         [("search", '{"query": "A"}'), ("read", '{"path": "b"}')],
         ids=["c1", "c2"],
     ),
     Case(
         "A2 several calls plus content in one chunk",
-        [chunk(tc(0, "c1", "search", '{"query": "A"}'), tc(1, "c2", "read", '{"path": "b"}'),
-               content="Let me look.", finish="tool_calls")],
+        [
+            chunk(
+                tc(0, "c1", "search", '{"query": "A"}'),
+                tc(1, "c2", "read", '{"path": "b"}'),
+                content="Let me look.",
+                finish="tool_calls",
+            )
+        ],
         [("search", {"query": "A"}), ("read", {"path": "b"})],
         [("search", '{"query": "A"}'), ("read", '{"path": "b"}')],
         content="Let me look.",
     ),
     Case(
         "A3 same index twice in one delta, the second continuing the first",
-        [chunk(tc(0, "c1", "list_files"), tc(0, args='{"')),
-         chunk(tc(0, args='path": "."}'))],
+        [chunk(tc(0, "c1", "list_files"), tc(0, args='{"')), chunk(tc(0, args='path": "."}'))],
         [("list_files", {"path": "."})],
         [("list_files", '{"path": "."}')],
     ),
     Case(
         "B1 interleaved indices",
-        [chunk(tc(0, "c1", "search", "")), chunk(tc(1, "c2", "read", "")),
-         chunk(tc(0, args='{"query": ')), chunk(tc(1, args='{"path": ')),
-         chunk(tc(0, args='"A"}')), chunk(tc(1, args='"b"}'))],
+        [
+            chunk(tc(0, "c1", "search", "")),
+            chunk(tc(1, "c2", "read", "")),
+            chunk(tc(0, args='{"query": ')),
+            chunk(tc(1, args='{"path": ')),
+            chunk(tc(0, args='"A"}')),
+            chunk(tc(1, args='"b"}')),
+        ],
         [("search", {"query": "A"}), ("read", {"path": "b"})],
         [("search", '{"query": "A"}'), ("read", '{"path": "b"}')],
     ),
     Case(
         "B2 same index reused, ids differ (Ollama, smolagents#1569)",
-        [chunk(tc(0, "a", "search", '{"query": "A"}')),
-         chunk(tc(0, "b", "search", '{"query": "B"}'))],
+        [
+            chunk(tc(0, "a", "search", '{"query": "A"}')),
+            chunk(tc(0, "b", "search", '{"query": "B"}')),
+        ],
         [("search", {"query": "A"}), ("search", {"query": "B"})],
         Broken([("search", GLUED)]),
         ids=["a", "b"],
     ),
     Case(
         "B3 same index reused, no ids, names re-sent, arguments fragmented",
-        [chunk(tc(0, name="search", args='{"query"')), chunk(tc(0, args=': "A"}')),
-         chunk(tc(0, name="search", args='{"query": ')), chunk(tc(0, args='"B"}'))],
+        [
+            chunk(tc(0, name="search", args='{"query"')),
+            chunk(tc(0, args=': "A"}')),
+            chunk(tc(0, name="search", args='{"query": ')),
+            chunk(tc(0, args='"B"}')),
+        ],
         [("search", {"query": "A"}), ("search", {"query": "B"})],
         Broken([("search", GLUED)]),
         ids=["call_0", "call_1"],
     ),
     Case(
         "B3 same index reused, no ids, the second value with no name",
-        [chunk(tc(0, name="search", args='{"query": "A"}')),
-         chunk(tc(0, args='{"query": "B"}'))],
+        [chunk(tc(0, name="search", args='{"query": "A"}')), chunk(tc(0, args='{"query": "B"}'))],
         [("search", {"query": "A"}), ("search", {"query": "B"})],
         Broken([("search", GLUED)]),
     ),
@@ -115,31 +135,43 @@ CASES = [
     ),
     Case(
         "B5 same index, the second call's name alone, its arguments later",
-        [chunk(tc(0, "x", "read", '{"p": 1}')), chunk(tc(0, name="write")),
-         chunk(tc(0, args='{"p": 2}'))],
+        [
+            chunk(tc(0, "x", "read", '{"p": 1}')),
+            chunk(tc(0, name="write")),
+            chunk(tc(0, args='{"p": 2}')),
+        ],
         [("read", {"p": 1}), ("write", {"p": 2})],
         Broken([("write", '{"p": 1}{"p": 2}')]),
     ),
     Case(
         # litellm fills a missing index with a counter itself: index-less is openai only.
         "B6 index null on every fragment (Gemini OpenAI-compat, proxies)",
-        [chunk(tc(None, "c1", "search", '{"query"')), chunk(tc(None, args=': "A"}')),
-         chunk(tc(None, "c2", "read", '{"path": "b"}'))],
+        [
+            chunk(tc(None, "c1", "search", '{"query"')),
+            chunk(tc(None, args=': "A"}')),
+            chunk(tc(None, "c2", "read", '{"path": "b"}')),
+        ],
         [("search", {"query": "A"}), ("read", {"path": "b"})],
         ValueError,
         wires=("openai",),
     ),
     Case(
         "B7 indices starting above 0 and skipping",
-        [chunk(tc(3, "c1", "search", '{"query": "A"}')), chunk(tc(5, "c2", "read", '{"path":')),
-         chunk(tc(5, args=' "b"}'))],
+        [
+            chunk(tc(3, "c1", "search", '{"query": "A"}')),
+            chunk(tc(5, "c2", "read", '{"path":')),
+            chunk(tc(5, args=' "b"}')),
+        ],
         [("search", {"query": "A"}), ("read", {"path": "b"})],
         [("search", '{"query": "A"}'), ("read", '{"path": "b"}')],
     ),
     Case(
         "B8 index changes inside one call",
-        [chunk(tc(1, "x", "search", "")), chunk(tc(0, args='{"query": ')),
-         chunk(tc(0, args='"A"}'))],
+        [
+            chunk(tc(1, "x", "search", "")),
+            chunk(tc(0, args='{"query": ')),
+            chunk(tc(0, args='"A"}')),
+        ],
         [("search", {"query": "A"})],
         Broken([("search", ""), ("", '{"query": "A"}')]),
     ),
@@ -170,15 +202,21 @@ CASES = [
     ),
     Case(
         "C4 complete arguments re-sent under the same id",
-        [chunk(tc(0, "c1", "f", '{"a": ')), chunk(tc(0, args="1}")),
-         chunk(tc(0, "c1", args='{"a": 1}'))],
+        [
+            chunk(tc(0, "c1", "f", '{"a": ')),
+            chunk(tc(0, args="1}")),
+            chunk(tc(0, "c1", args='{"a": 1}')),
+        ],
         [("f", {"a": 1})],
         Broken([("f", '{"a": 1}{"a": 1}')]),
     ),
     Case(
         "C5 cumulative arguments",
-        [chunk(tc(0, "c1", "f", '{"a"')), chunk(tc(0, args='{"a": 1')),
-         chunk(tc(0, args='{"a": 1}'))],
+        [
+            chunk(tc(0, "c1", "f", '{"a"')),
+            chunk(tc(0, args='{"a": 1')),
+            chunk(tc(0, args='{"a": 1}')),
+        ],
         [("f", {"a": 1})],
         Broken([("f", '{"a"{"a": 1{"a": 1}')]),
     ),
@@ -198,8 +236,11 @@ CASES = [
     ),
     Case(
         "D3 escapes and surrogate pairs split between fragments",
-        [chunk(tc(0, "c1", "say", '{"t": "caf\\')), chunk(tc(0, args='u00e9 \\ud83d')),
-         chunk(tc(0, args='\\ude00\\r\\n"}'))],
+        [
+            chunk(tc(0, "c1", "say", '{"t": "caf\\')),
+            chunk(tc(0, args="u00e9 \\ud83d")),
+            chunk(tc(0, args='\\ude00\\r\\n"}')),
+        ],
         [("say", {"t": "caf\u00e9 \U0001f600\r\n"})],
         [("say", '{"t": "caf\\u00e9 \\ud83d\\ude00\\r\\n"}')],
     ),
@@ -211,16 +252,22 @@ CASES = [
     ),
     Case(
         "E1/E2 finish_reason stop, and on an intermediate chunk",
-        [chunk(tc(0, "c1", "f", '{"a": 1}'), finish="stop"),
-         chunk(tc(1, "c2", "g", '{"b": 2}'), finish="stop")],
+        [
+            chunk(tc(0, "c1", "f", '{"a": 1}'), finish="stop"),
+            chunk(tc(1, "c2", "g", '{"b": 2}'), finish="stop"),
+        ],
         [("f", {"a": 1}), ("g", {"b": 2})],
         [("f", '{"a": 1}'), ("g", '{"b": 2}')],
     ),
     Case(
         "E6 empty choices first (Azure) and a usage-only last chunk",
-        [chunk(choices=[]), chunk(tc(0, "c1", "f", '{"a": 1}')),
-         chunk(choices=[], usage={"prompt_tokens": 7, "completion_tokens": 3,
-                                  "total_tokens": 10})],
+        [
+            chunk(choices=[]),
+            chunk(tc(0, "c1", "f", '{"a": 1}')),
+            chunk(
+                choices=[], usage={"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+            ),
+        ],
         [("f", {"a": 1})],
         [("f", '{"a": 1}')],
     ),
@@ -307,10 +354,13 @@ def test_truncated_arguments_raise_clear_error(wire: str, finish: str | None, st
     import streamfix
     from streamfix_smolagents import agglomerate_stream_deltas
 
-    deltas = stream_deltas(wire, [
-        chunk(tc(0, "c1", "search", '{"query": "A"}')),
-        chunk(tc(1, "c2", "read", '{"path": "unfini'), finish=finish),
-    ])
+    deltas = stream_deltas(
+        wire,
+        [
+            chunk(tc(0, "c1", "search", '{"query": "A"}')),
+            chunk(tc(1, "c2", "read", '{"path": "unfini'), finish=finish),
+        ],
+    )
     stocked = stock(deltas)
     assert stocked.tool_calls[1].function.arguments == '{"path": "unfini'
     with pytest.raises(streamfix.TruncatedToolCallError, match="truncated") as info:

@@ -40,8 +40,19 @@ def main(dest: str) -> Path:
     target = Path(dest)
     target.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-         ":all:", "--dest", str(target), f"smolagents=={version}"],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--dest",
+            str(target),
+            f"smolagents=={version}",
+        ],
         check=True,
     )
     (archive,) = target.glob(f"smolagents-{version}.tar.gz")

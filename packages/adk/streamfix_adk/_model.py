@@ -77,10 +77,6 @@ LIVE_CALLS = live_calls()
 #: longer forwarded (the end of the stream then runs the second pass).
 INDEX_ZERO_KEPT = index_zero_kept()
 
-if LIVE_CALLS:
-    from ._tracker import LinearJsonPathTracker, linear_tracking
-else:  # pragma: no cover - depends on the version
-    LinearJsonPathTracker = linear_tracking = None
 
 
 @dataclass
@@ -99,7 +95,7 @@ class _StreamState:
     second_pass: list[Any] | None = None
 
 
-class _AssemblingClient(LiteLLMClient):  # type: ignore[misc]
+class _AssemblingClient(LiteLLMClient):
     """A ``LiteLLMClient`` whose streams come out canonical; anything else is delegated."""
 
     def __init__(self, inner: Any, state: _StreamState) -> None:
@@ -116,7 +112,7 @@ class _AssemblingClient(LiteLLMClient):  # type: ignore[misc]
         return self._inner.completion(*args, **kwargs)
 
 
-class _ReplayClient(LiteLLMClient):  # type: ignore[misc]
+class _ReplayClient(LiteLLMClient):
     """The second pass's ``LiteLLMClient``: the canonical stream, already known."""
 
     def __init__(self, chunks: list[Any]) -> None:
@@ -498,7 +494,11 @@ async def fixed_generate_content_async(
 def _tracking() -> AbstractContextManager[None]:
     """ADK's partial-arguments tracker in linear time where tool calls stream live
     (``_tracker``); nothing to change elsewhere."""
-    return linear_tracking() if LIVE_CALLS else nullcontext()
+    if not LIVE_CALLS:
+        return nullcontext()
+    from ._tracker import linear_tracking  # ADK's tracker exists from LIVE_CALLS on
+
+    return linear_tracking()
 
 
 def _settled(finals: list[LlmResponse], state: _StreamState) -> list[LlmResponse]:
@@ -523,7 +523,7 @@ def _is_empty(response: LlmResponse) -> bool:
     return not (response.content and response.content.parts)
 
 
-class StreamFixLiteLlm(LiteLlm):  # type: ignore[misc]
+class StreamFixLiteLlm(LiteLlm):
     """ADK's ``LiteLlm`` whose streamed responses are assembled by streamfix.
 
     Use it where you would use ``LiteLlm`` (``Agent(model=StreamFixLiteLlm(model=...))``);

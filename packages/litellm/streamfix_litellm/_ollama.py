@@ -49,9 +49,9 @@ def _number_calls(chunk: dict[str, Any], events: list[streamfix.Event]) -> None:
 
 
 def _provider_error(error: streamfix.ProviderStreamError, chunk: dict[str, Any]) -> Exception:
-    import litellm
+    from litellm.exceptions import InternalServerError
 
-    return litellm.InternalServerError(
+    return InternalServerError(
         message=error.provider_message,
         llm_provider="ollama_chat",
         model=str(chunk.get("model") or ""),
