@@ -24,8 +24,10 @@ __all__ = [
 class StreamFixError(Exception):
     """Base class of every streamfix error.
 
-    ``message`` is the assembled message so far (complete calls, text, reasoning), or
-    ``None`` when nothing could be assembled. ``partial_arguments`` maps the position of
+    ``str(error)`` is the human text. ``message`` is *not* text: it is the
+    :class:`~streamfix.AssembledMessage` built from everything that did complete
+    (complete calls, text, reasoning, usage, diagnostics), or ``None`` when nothing could
+    be assembled (the name follows the chat-completions ``message`` it stands for). ``partial_arguments`` maps the position of
     each incomplete call (its place in order of first appearance) to the raw argument
     text received for it, ``partial_names`` to its name (``None`` if it never got one).
     """

@@ -27,8 +27,9 @@ __all__ = [
 class Diagnostic:
     """One thing the assembler repaired, dropped or skipped, and why.
 
-    ``code`` is a stable short name (for example ``"duplicate-resend"``), ``detail`` a
-    human sentence, ``position`` the call it concerns (its place in the message) if any.
+    ``code`` is a stable short name, one of the codes tabled in the README (for example
+    ``"duplicate-resend"``), ``detail`` a human sentence, ``position`` the call it
+    concerns (its place in the message) if any.
     """
 
     code: str
