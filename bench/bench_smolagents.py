@@ -110,9 +110,13 @@ def run(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
     """Time every contender at every size; one result row per (size, pattern)."""
     from smolagents import models
 
-    from streamfix_smolagents import _patch, agglomerate_growing_deltas, agglomerate_stream_deltas
+    from streamfix_smolagents import (
+        agglomerate_growing_deltas,
+        agglomerate_stream_deltas,
+        installed,
+    )
 
-    if _patch.installed():
+    if installed():
         raise RuntimeError("run the benchmark with the patch not installed")
     stock = models.agglomerate_stream_deltas
     rows: list[dict[str, Any]] = []

@@ -8,50 +8,15 @@ response would carry, whatever the provider sends.
 
 from typing import Any
 
+from . import _errors, _types
 from ._assembler import ToolCallAssembler, aassemble, assemble
-from ._errors import (
-    ArgumentsTooLargeError,
-    AssemblerClosedError,
-    MalformedToolCallError,
-    ProviderStreamError,
-    StreamFixError,
-    TruncatedToolCallError,
-)
+from ._errors import *  # noqa: F403 (the error hierarchy, its __all__)
 from ._registry import install, install_on_import, installed, uninstall
-from ._types import (
-    ArgumentsDelta,
-    AssembledMessage,
-    Diagnostic,
-    Event,
-    ReasoningDelta,
-    TextDelta,
-    ToolCall,
-    ToolCallCompleted,
-    ToolCallStarted,
-    ToolCallUpdated,
-    UsageReported,
-)
+from ._types import *  # noqa: F403 (the message, calls, events, diagnostics: its __all__)
 from ._version import __version__
 
 __all__ = [
-    "ArgumentsDelta",
-    "ArgumentsTooLargeError",
-    "AssembledMessage",
-    "AssemblerClosedError",
-    "Diagnostic",
-    "Event",
-    "MalformedToolCallError",
-    "ProviderStreamError",
-    "ReasoningDelta",
-    "StreamFixError",
-    "TextDelta",
-    "ToolCall",
     "ToolCallAssembler",
-    "ToolCallCompleted",
-    "ToolCallStarted",
-    "ToolCallUpdated",
-    "TruncatedToolCallError",
-    "UsageReported",
     "__version__",
     "aassemble",
     "assemble",
@@ -60,6 +25,8 @@ __all__ = [
     "installed",
     "uninstall",
 ]
+__all__ += _errors.__all__
+__all__ += _types.__all__
 
 # The corpus and the replay server moved to streamfix.testing (the core loads no tools).
 _MOVED = ("SCENARIOS", "Scenario", "scenarios", "ReplayApp", "ReplayServer", "load_capture")

@@ -27,9 +27,10 @@ class StreamFixError(Exception):
     ``str(error)`` is the human text. ``message`` is *not* text: it is the
     :class:`~streamfix.AssembledMessage` built from everything that did complete
     (complete calls, text, reasoning, usage, diagnostics), or ``None`` when nothing could
-    be assembled (the name follows the chat-completions ``message`` it stands for). ``partial_arguments`` maps the position of
-    each incomplete call (its place in order of first appearance) to the raw argument
-    text received for it, ``partial_names`` to its name (``None`` if it never got one).
+    be assembled (the name follows the chat-completions ``message`` it stands for).
+    ``partial_arguments`` maps the position of each incomplete call (its place in order
+    of first appearance) to the raw argument text received for it, ``partial_names`` to
+    its name (``None`` if it never got one).
     """
 
     def __init__(

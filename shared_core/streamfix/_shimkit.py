@@ -137,8 +137,10 @@ class Shim:
     """One framework's patch: version check, install, uninstall, installed.
 
     ``requires``: modules that must be importable for :meth:`available` (the framework,
-    and what the fix uses with it). ``on_uninstall`` runs after every site is restored
-    (state a fixed stream may have left in the framework).
+    and what the fix uses with it). ``doctor`` names the shim's doctor driver.
+    ``on_uninstall`` runs after every site is restored (state a fixed stream may have
+    left in the framework). The object itself is the shim's ``streamfix.patches`` entry
+    point.
     """
 
     def __init__(
@@ -150,6 +152,7 @@ class Shim:
         trigger: str,
         sites: Sequence[Site],
         requires: Sequence[str] = (),
+        doctor: str | None = None,
         on_uninstall: Callable[[], None] | None = None,
     ) -> None:
         in_range("0", supported)  # a malformed range fails at import, not at install
@@ -159,8 +162,28 @@ class Shim:
         self.trigger = trigger
         self.sites = tuple(sites)
         self.requires = tuple(requires) or (trigger.partition(".")[0],)
+        self.doctor = doctor
         self.on_uninstall = on_uninstall
         self._saved: list[_Saved] = []
+
+    # The names the registry and the doctor read on a ``streamfix.patches`` entry point.
+
+    @property
+    def TRIGGER(self) -> str:
+        """The module whose import triggers the patch (``streamfix.install_on_import``)."""
+        return self.trigger
+
+    @property
+    def DOCTOR(self) -> str | None:
+        """The doctor's driver for the framework, ``"module:attribute"`` (imported when
+        the doctor runs it)."""
+        return self.doctor
+
+    def functions(
+        self,
+    ) -> tuple[Callable[[], bool], Callable[[], None], Callable[[], bool], Callable[[], None]]:
+        """``available, install, installed, uninstall``: the shim package's own API."""
+        return self.available, self.install, self.installed, self.uninstall
 
     def available(self) -> bool:
         """Whether the framework (and what the fix needs) is installed."""

@@ -80,8 +80,8 @@ def test_unsupported_version_is_refused(
 
     monkeypatch.setattr(_patch.SHIM, "version", lambda: found)
     with pytest.raises(RuntimeError, match=f"smolagents {found} is not supported"):
-        _patch.install()
-    assert not _patch.installed()
+        _patch.SHIM.install()
+    assert not _patch.SHIM.installed()
     assert smolagents.models.agglomerate_stream_deltas is stock
 
 

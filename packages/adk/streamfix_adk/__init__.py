@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._patch import SUPPORTED, available, install, installed, uninstall
+from ._patch import SHIM, SUPPORTED
+
+available, install, installed, uninstall = SHIM.functions()
 
 __all__ = [
     "SUPPORTED",

@@ -78,7 +78,6 @@ LIVE_CALLS = live_calls()
 INDEX_ZERO_KEPT = index_zero_kept()
 
 
-
 @dataclass
 class _StreamState:
     """What the canonical stream learned, read back after ADK's loop."""

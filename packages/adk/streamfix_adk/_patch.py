@@ -13,16 +13,7 @@ from streamfix._shimkit import Shim, Site
 
 from ._versions import SUPPORTED, live_calls
 
-__all__ = [
-    "DOCTOR",
-    "SHIM",
-    "SUPPORTED",
-    "TRIGGER",
-    "available",
-    "install",
-    "installed",
-    "uninstall",
-]
+__all__ = ["SHIM", "SUPPORTED"]
 
 
 def _restore_tracker() -> None:
@@ -37,6 +28,7 @@ SHIM = Shim(
     name="adk",
     distribution="google-adk",
     supported=SUPPORTED,
+    doctor="streamfix_adk._doctor:DRIVER",
     trigger="google.adk.models.lite_llm",
     requires=("google.adk", "litellm"),
     sites=[
@@ -48,14 +40,3 @@ SHIM = Shim(
     ],
     on_uninstall=_restore_tracker,
 )
-
-#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
-#: ``streamfix run``) patches when the program imports it.
-TRIGGER = SHIM.trigger
-#: The doctor's driver for this framework ("module:attribute", imported when run).
-DOCTOR = "streamfix_adk._doctor:DRIVER"
-
-available = SHIM.available
-install = SHIM.install
-uninstall = SHIM.uninstall
-installed = SHIM.installed

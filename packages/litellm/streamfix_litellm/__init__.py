@@ -26,7 +26,9 @@ from __future__ import annotations
 
 from ._ollama import chunk_parser
 from ._openai import chunk_creator
-from ._patch import SUPPORTED, available, install, installed, uninstall
+from ._patch import SHIM, SUPPORTED
+
+available, install, installed, uninstall = SHIM.functions()
 
 __all__ = [
     "SUPPORTED",

@@ -10,16 +10,7 @@ from __future__ import annotations
 
 from streamfix._shimkit import Shim, Site
 
-__all__ = [
-    "DOCTOR",
-    "SHIM",
-    "SUPPORTED",
-    "TRIGGER",
-    "available",
-    "install",
-    "installed",
-    "uninstall",
-]
+__all__ = ["SHIM", "SUPPORTED"]
 
 #: The litellm versions this shim was tested on.
 SUPPORTED = ">=1.80,<2"
@@ -28,6 +19,7 @@ SHIM = Shim(
     name="litellm",
     distribution="litellm",
     supported=SUPPORTED,
+    doctor="streamfix_litellm._doctor:DRIVER",
     trigger="litellm",
     sites=[
         Site(
@@ -42,14 +34,3 @@ SHIM = Shim(
         ),
     ],
 )
-
-#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
-#: ``streamfix run``) patches when the program imports it.
-TRIGGER = SHIM.trigger
-#: The doctor's driver for this framework ("module:attribute", imported when run).
-DOCTOR = "streamfix_litellm._doctor:DRIVER"
-
-available = SHIM.available
-install = SHIM.install
-uninstall = SHIM.uninstall
-installed = SHIM.installed

@@ -15,7 +15,9 @@ class can use the fixed body directly::
 from __future__ import annotations
 
 from ._handler import get_completion, run_tool_calls
-from ._patch import SUPPORTED, available, install, installed, uninstall
+from ._patch import SHIM, SUPPORTED
+
+available, install, installed, uninstall = SHIM.functions()
 
 __all__ = [
     "SUPPORTED",

@@ -11,16 +11,7 @@ from typing import Any
 
 from streamfix._shimkit import Shim, Site
 
-__all__ = [
-    "DOCTOR",
-    "SHIM",
-    "SUPPORTED",
-    "TRIGGER",
-    "available",
-    "install",
-    "installed",
-    "uninstall",
-]
+__all__ = ["SHIM", "SUPPORTED"]
 
 #: The shell-gpt versions this shim was written and tested for.
 SUPPORTED = "==1.5.*"
@@ -41,18 +32,8 @@ SHIM = Shim(
     name="sgpt",
     distribution="shell-gpt",
     supported=SUPPORTED,
+    doctor="streamfix_sgpt._doctor:DRIVER",
     trigger="sgpt.handlers.handler",
     requires=("sgpt",),
     sites=[Site("sgpt.handlers.handler", "Handler.get_completion", _cached_get_completion)],
 )
-
-#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
-#: ``streamfix run``) patches when the program imports it.
-TRIGGER = SHIM.trigger
-#: The doctor's driver for this framework ("module:attribute", imported when run).
-DOCTOR = "streamfix_sgpt._doctor:DRIVER"
-
-available = SHIM.available
-install = SHIM.install
-uninstall = SHIM.uninstall
-installed = SHIM.installed

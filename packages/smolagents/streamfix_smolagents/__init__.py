@@ -16,7 +16,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._patch import SUPPORTED, available, install, installed, uninstall
+from ._patch import SHIM, SUPPORTED
+
+available, install, installed, uninstall = SHIM.functions()
 
 if TYPE_CHECKING:
     from ._agglomerate import agglomerate_stream_deltas, delta_to_chunk, to_chat_message

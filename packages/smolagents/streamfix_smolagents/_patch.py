@@ -16,16 +16,7 @@ from __future__ import annotations
 
 from streamfix._shimkit import Shim, Site
 
-__all__ = [
-    "DOCTOR",
-    "SHIM",
-    "SUPPORTED",
-    "TRIGGER",
-    "available",
-    "install",
-    "installed",
-    "uninstall",
-]
+__all__ = ["SHIM", "SUPPORTED"]
 
 SUPPORTED = ">=1.24,<2"
 """The smolagents versions this patch supports (tested: 1.24 and the newest)."""
@@ -37,6 +28,7 @@ SHIM = Shim(
     name="smolagents",
     distribution="smolagents",
     supported=SUPPORTED,
+    doctor="streamfix_smolagents._doctor:DRIVER",
     trigger="smolagents",
     sites=[
         Site("smolagents.models", NAME, "streamfix_smolagents._agglomerate:" + NAME),
@@ -45,14 +37,3 @@ SHIM = Shim(
         Site("smolagents.gradio_ui", NAME, _GROWING, optional=True),
     ],
 )
-
-#: The module this patch changes: ``streamfix.install_on_import`` (``STREAMFIX_AUTO``,
-#: ``streamfix run``) patches when the program imports it.
-TRIGGER = SHIM.trigger
-#: The doctor's driver for this framework ("module:attribute", imported when run).
-DOCTOR = "streamfix_smolagents._doctor:DRIVER"
-
-available = SHIM.available
-install = SHIM.install
-uninstall = SHIM.uninstall
-installed = SHIM.installed

@@ -15,123 +15,21 @@ pytest plugin, and what the doctor's drivers share.
 
 The pytest plugin (entry point ``pytest11``) is :mod:`streamfix.testing._pytest_plugin`.
 
-Importing this package imports none of its modules: each public name is imported when
-first used, so the pytest plugin (loaded in every project that installs adk-streamfix)
-pays only for what a test uses, and no socket, thread or uvicorn is loaded before a
-server starts.
+Importing this package loads no socket, thread or uvicorn: the server imports them when
+it starts. The pytest plugin (loaded in every project that installs adk-streamfix)
+imports this package only when one of its fixtures is used.
 """
 
-from __future__ import annotations
+from . import _asgi, _capture, _corpus, _doctor, _server
+from ._asgi import *  # noqa: F403
+from ._capture import *  # noqa: F403
+from ._corpus import *  # noqa: F403
+from ._doctor import *  # noqa: F403
+from ._server import *  # noqa: F403
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from ._asgi import (
-        BackgroundServer,
-        Message,
-        Receive,
-        Send,
-        lifespan,
-        read_body,
-        read_json,
-        send_json,
-    )
-    from ._capture import (
-        Capture,
-        CaptureError,
-        load_capture,
-        parse_lines,
-        parse_sse,
-        read_capture,
-    )
-    from ._corpus import OOM_TEXT, SCENARIOS, Dialect, Scenario, scenarios, text_chunks
-    from ._doctor import (
-        Driver,
-        Outcome,
-        failure,
-        fresh_chunks,
-        judge,
-        openai_stream,
-        parse_arguments,
-    )
-    from ._server import ReplayApp, ReplayServer
-
-__all__ = [
-    "OOM_TEXT",
-    "SCENARIOS",
-    "BackgroundServer",
-    "Capture",
-    "CaptureError",
-    "Dialect",
-    "Driver",
-    "Message",
-    "Outcome",
-    "Receive",
-    "ReplayApp",
-    "ReplayServer",
-    "Scenario",
-    "Send",
-    "failure",
-    "fresh_chunks",
-    "judge",
-    "lifespan",
-    "load_capture",
-    "openai_stream",
-    "parse_arguments",
-    "parse_lines",
-    "parse_sse",
-    "read_body",
-    "read_capture",
-    "read_json",
-    "scenarios",
-    "send_json",
-    "text_chunks",
-]
-
-_MODULES = {
-    "_asgi": (
-        "BackgroundServer",
-        "Message",
-        "Receive",
-        "Send",
-        "lifespan",
-        "read_body",
-        "read_json",
-        "send_json",
-    ),
-    "_capture": (
-        "Capture",
-        "CaptureError",
-        "load_capture",
-        "parse_lines",
-        "parse_sse",
-        "read_capture",
-    ),
-    "_corpus": ("OOM_TEXT", "SCENARIOS", "Dialect", "Scenario", "scenarios", "text_chunks"),
-    "_doctor": (
-        "Driver",
-        "Outcome",
-        "failure",
-        "fresh_chunks",
-        "judge",
-        "openai_stream",
-        "parse_arguments",
-    ),
-    "_server": ("ReplayApp", "ReplayServer"),
-}
-_WHERE = {name: module for module, names in _MODULES.items() for name in names}
-"""Where each public name is defined (imported on first use)."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # looked up once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__all__: list[str] = []
+__all__ += _asgi.__all__
+__all__ += _capture.__all__
+__all__ += _corpus.__all__
+__all__ += _doctor.__all__
+__all__ += _server.__all__

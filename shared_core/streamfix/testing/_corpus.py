@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-__all__ = ["SCENARIOS", "Dialect", "Scenario", "scenarios"]
+__all__ = ["OOM_TEXT", "SCENARIOS", "Dialect", "Scenario", "scenarios", "text_chunks"]
 
 Dialect = Literal["openai", "ollama"]
 
