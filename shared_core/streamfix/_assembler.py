@@ -390,6 +390,15 @@ def _tool_names(tools: Iterable[Any] | Mapping[str, Any] | None) -> frozenset[st
     return frozenset(names)
 
 
+def _quiet(
+    tools: Iterable[Any] | Mapping[str, Any] | None, max_argument_bytes: int | None
+) -> ToolCallAssembler:
+    """An assembler for a whole stream: no events, scanning only when needed."""
+    assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
+    assembler._quiet = True
+    return assembler
+
+
 def assemble(
     chunks: Iterable[object],
     tools: Iterable[Any] | Mapping[str, Any] | None = None,
@@ -398,8 +407,7 @@ def assemble(
     max_argument_bytes: int | None = None,
 ) -> AssembledMessage:
     """Assemble a whole stream; the message of ``choice`` (fast path: no events)."""
-    assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
-    assembler._quiet = True
+    assembler = _quiet(tools, max_argument_bytes)
     assembler._consume_all(chunks, None)
     return assembler.finish(choice)
 
@@ -412,8 +420,7 @@ async def aassemble(
     max_argument_bytes: int | None = None,
 ) -> AssembledMessage:
     """Assemble an async stream; the message of ``choice``."""
-    assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
-    assembler._quiet = True
+    assembler = _quiet(tools, max_argument_bytes)
     async for chunk in chunks:
         assembler._consume_all((chunk,), None)
     return assembler.finish(choice)

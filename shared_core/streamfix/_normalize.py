@@ -116,16 +116,7 @@ def _dict_choice(choice: dict[str, Any], problems: list[str]) -> ChoiceDelta | N
     if type(delta) is not dict:
         problems.append(f"delta is {type(delta).__name__}, not an object")
         delta = {}
-    fragments: list[Fragment] = []
-    calls = delta.get("tool_calls")
-    if calls:
-        if type(calls) is list:
-            for call in calls:
-                fragment = _dict_call(call, problems)
-                if fragment is not None:
-                    fragments.append(fragment)
-        else:
-            problems.append(f"tool_calls is {type(calls).__name__}, not a list")
+    fragments = _fragments(delta.get("tool_calls"), problems)
     reasoning = delta.get("reasoning_content")
     if reasoning is None:
         reasoning = delta.get("reasoning")
@@ -141,16 +132,26 @@ def _dict_choice(choice: dict[str, Any], problems: list[str]) -> ChoiceDelta | N
     )
 
 
+def _fragments(calls: object, problems: list[str]) -> list[Fragment]:
+    """The fragments of a ``tool_calls`` list (OpenAI delta or Ollama message)."""
+    fragments: list[Fragment] = []
+    if not calls:
+        return fragments
+    if type(calls) is not list:
+        problems.append(f"tool_calls is {type(calls).__name__}, not a list")
+        return fragments
+    for call in calls:
+        fragment = _dict_call(call, problems)
+        if fragment is not None:
+            fragments.append(fragment)
+    return fragments
+
+
 def _dict_call(call: object, problems: list[str]) -> Fragment | None:
     if type(call) is not dict:
         problems.append(f"tool call is {type(call).__name__}, not an object")
         return None
-    function = call.get("function")
-    if function is None:
-        function = {}
-    elif type(function) is not dict:
-        problems.append(f"function is {type(function).__name__}, not an object")
-        function = {}
+    function = _object(call.get("function"), "function", problems)
     extras = None
     if not _STANDARD_CALL_KEYS.issuperset(call):
         extras = {key: value for key, value in call.items() if key not in _STANDARD_CALL_KEYS}
@@ -235,22 +236,8 @@ def _plain(value: Any) -> Any:
 def _ollama(chunk: dict[str, Any], problems: list[str]) -> Chunk:
     if chunk.get("error") is not None:
         return _new(Chunk, ([], None, _error(chunk["error"]), problems))
-    message = chunk.get("message")
-    if message is None:
-        message = {}
-    elif type(message) is not dict:
-        problems.append(f"message is {type(message).__name__}, not an object")
-        message = {}
-    fragments: list[Fragment] = []
-    calls = message.get("tool_calls")
-    if calls:
-        if type(calls) is list:
-            for call in calls:
-                fragment = _dict_call(call, problems)
-                if fragment is not None:
-                    fragments.append(fragment)
-        else:
-            problems.append(f"tool_calls is {type(calls).__name__}, not a list")
+    message = _object(chunk.get("message"), "message", problems)
+    fragments = _fragments(message.get("tool_calls"), problems)
     finish = chunk.get("done_reason") if chunk.get("done") else None
     usage = None
     if chunk.get("done") and ("prompt_eval_count" in chunk or "eval_count" in chunk):
@@ -330,6 +317,16 @@ def _arguments_value(value: object, problems: list[str]) -> str | None:
             return None
     problems.append(f"arguments {type(value).__name__} is neither text nor an object; ignored")
     return None
+
+
+def _object(value: object, field: str, problems: list[str]) -> dict[str, Any]:
+    """An object field as a dict: absent is empty, anything else a problem, left out."""
+    if value is None:
+        return {}
+    if type(value) is not dict:
+        problems.append(f"{field} is {type(value).__name__}, not an object")
+        return {}
+    return value
 
 
 def _string(value: object) -> str | None:

@@ -17,6 +17,7 @@ package must import without its framework, so that the registry can ask
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import logging
@@ -26,7 +27,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Shim", "Site", "UnsupportedVersionError", "in_range", "release", "stock"]
+__all__ = [
+    "Shim",
+    "Site",
+    "UnsupportedVersionError",
+    "in_range",
+    "release",
+    "stock",
+    "stock_of",
+]
 
 logger = logging.getLogger("streamfix")
 
@@ -74,6 +83,23 @@ def stock(owner: Any, name: str) -> Any:
     did): how a fixed function calls the framework's own code while patched."""
     original = _ORIGINALS.get((id(owner), name))
     return owner.__dict__[name] if original is None else original
+
+
+@functools.cache
+def stock_of(module: str, attribute: str) -> Any:
+    """:func:`stock` of ``module``'s ``attribute`` (``"Class.name"``), found once (the
+    original object never changes): for a fixed method that calls the stock one on every
+    chunk."""
+    return stock(*_owner(importlib.import_module(module), attribute))
+
+
+def _owner(module: Any, attribute: str) -> tuple[Any, str]:
+    """The object holding ``attribute`` (``"name"`` or ``"Class.name"``) and the name."""
+    *classes, name = attribute.split(".")
+    owner = module
+    for part in classes:
+        owner = getattr(owner, part)
+    return owner, name
 
 
 _SPEC = re.compile(r"\s*(>=|<=|==|!=|>|<)\s*([0-9][0-9.]*)(\.\*)?\s*")
@@ -256,10 +282,7 @@ class Shim:
             if site.optional:
                 return
             raise
-        owner: Any = module
-        *classes, name = site.attribute.split(".")
-        for part in classes:
-            owner = getattr(owner, part)
+        owner, name = _owner(module, site.attribute)
         if name not in owner.__dict__:
             if site.optional:
                 return

@@ -10,7 +10,7 @@ import importlib
 import os
 from typing import Any
 
-from streamfix.testing import Driver, Outcome, Scenario, failure, fresh_chunks
+from streamfix import testing
 
 __all__ = ["DRIVER", "drive"]
 
@@ -24,7 +24,7 @@ def _litellm_body(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def drive(scenario: Scenario) -> Outcome:
+def drive(scenario: testing.Scenario) -> testing.Outcome:
     """ADK's ``LiteLlm.generate_content_async(stream=True)`` with an ``llm_client`` that
     streams the scenario as litellm ``ModelResponseStream`` chunks."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -32,7 +32,10 @@ def drive(scenario: Scenario) -> Outcome:
     llm_request: Any = importlib.import_module("google.adk.models.llm_request")
     genai_types: Any = importlib.import_module("google.genai.types")
     litellm_types: Any = importlib.import_module("litellm.types.utils")
-    chunks = [litellm_types.ModelResponseStream(**_litellm_body(c)) for c in fresh_chunks(scenario)]
+    chunks = [
+        litellm_types.ModelResponseStream(**_litellm_body(c))
+        for c in testing.fresh_chunks(scenario)
+    ]
 
     class _Client(lite_llm.LiteLLMClient):  # type: ignore[misc]
         async def acompletion(self, **kwargs: Any) -> Any:
@@ -55,7 +58,7 @@ def drive(scenario: Scenario) -> Outcome:
     try:
         responses = asyncio.run(collect())
     except Exception as error:  # what the framework raised is the result
-        return failure(error)
+        return testing.failure(error)
     # A signature counts as kept when the part carries what ADK's own non-streamed
     # conversion decodes from it (a value ADK cannot decode has nothing to keep).
     wanted = [
@@ -69,15 +72,15 @@ def drive(scenario: Scenario) -> Outcome:
     return _adk_outcome(responses, wanted)
 
 
-def _adk_outcome(responses: list[Any], wanted: list[Any]) -> Outcome:
+def _adk_outcome(responses: list[Any], wanted: list[Any]) -> testing.Outcome:
     """The calls, text and error of ADK's responses (final ones for calls and text)."""
     calls: list[tuple[str, Any]] = []
     signatures: list[bool] = []
     text = ""
-    failure: str | None = None
+    error: str | None = None
     for response in responses:
         if response.error_code or response.error_message:
-            failure = f"{response.error_code}: {response.error_message}"
+            error = f"{response.error_code}: {response.error_message}"
         if response.partial:
             continue
         for part in (response.content.parts if response.content else None) or []:
@@ -87,10 +90,10 @@ def _adk_outcome(responses: list[Any], wanted: list[Any]) -> Outcome:
                 signatures.append(want is None or part.thought_signature == want)
             elif part.text and not part.thought:
                 text += part.text
-    return Outcome(tuple(calls), text, failure, signatures=tuple(signatures))
+    return testing.Outcome(tuple(calls), text, error, signatures=tuple(signatures))
 
 
-DRIVER = Driver(
+DRIVER = testing.Driver(
     "adk",
     "google-adk",
     "openai",

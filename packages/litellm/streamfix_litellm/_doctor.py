@@ -9,12 +9,12 @@ import importlib
 import os
 from typing import Any
 
-from streamfix.testing import Driver, Outcome, Scenario, failure, fresh_chunks, parse_arguments
+from streamfix import testing
 
 __all__ = ["DRIVER", "drive"]
 
 
-def drive(scenario: Scenario) -> Outcome:
+def drive(scenario: testing.Scenario) -> testing.Outcome:
     """litellm's ``ollama_chat`` NDJSON parser (``OllamaChatCompletionResponseIterator``)
     on the scenario's lines, then ``litellm.stream_chunk_builder`` (litellm's own
     assembling of a stream into one response)."""
@@ -26,21 +26,16 @@ def drive(scenario: Scenario) -> Outcome:
     )
     quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
     try:
-        chunks = [parser.chunk_parser(line) for line in fresh_chunks(scenario)]
+        chunks = [parser.chunk_parser(line) for line in testing.fresh_chunks(scenario)]
         response = litellm.stream_chunk_builder(chunks)
     except Exception as error:
-        return failure(error)
+        return testing.failure(error)
     finally:
         litellm.suppress_debug_info = quiet
-    message = response.choices[0].message
-    calls = tuple(
-        (call.function.name, parse_arguments(call.function.arguments))
-        for call in message.tool_calls or []
-    )
-    return Outcome(calls, message.content or "")
+    return testing.message_outcome(response.choices[0].message)
 
 
-DRIVER = Driver(
+DRIVER = testing.Driver(
     "litellm",
     "litellm",
     "ollama",

@@ -31,7 +31,10 @@ def chunk_parser(self: Any, chunk: dict[str, Any]) -> Any:
     except streamfix.StreamFixError:  # refused input: leave the line to litellm as is
         events = []
     _number_calls(chunk, events)
-    return _stock_parser()(self, chunk)
+    return _shimkit.stock_of(
+        "litellm.llms.ollama.chat.transformation",
+        "OllamaChatCompletionResponseIterator.chunk_parser",
+    )(self, chunk)
 
 
 def _number_calls(chunk: dict[str, Any], events: list[streamfix.Event]) -> None:
@@ -56,16 +59,3 @@ def _provider_error(error: streamfix.ProviderStreamError, chunk: dict[str, Any])
         llm_provider="ollama_chat",
         model=str(chunk.get("model") or ""),
     )
-
-
-_stock: Any = None
-
-
-def _stock_parser() -> Any:
-    """litellm's own ``chunk_parser`` (found once: the original object never changes)."""
-    global _stock
-    if _stock is None:
-        from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
-
-        _stock = _shimkit.stock(OllamaChatCompletionResponseIterator, "chunk_parser")
-    return _stock

@@ -20,20 +20,9 @@ __all__ = ["chunk_creator"]
 def chunk_creator(self: Any, chunk: Any) -> Any:
     """``CustomStreamWrapper.chunk_creator``, keeping function-less tool-call entries."""
     _give_entries_a_function(chunk)
-    return _stock_creator()(self, chunk)
-
-
-_stock: Any = None
-
-
-def _stock_creator() -> Any:
-    """litellm's own ``chunk_creator`` (found once: the original object never changes)."""
-    global _stock
-    if _stock is None:
-        from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
-
-        _stock = _shimkit.stock(CustomStreamWrapper, "chunk_creator")
-    return _stock
+    return _shimkit.stock_of(
+        "litellm.litellm_core_utils.streaming_handler", "CustomStreamWrapper.chunk_creator"
+    )(self, chunk)
 
 
 def _give_entries_a_function(chunk: Any) -> None:

@@ -14,15 +14,7 @@ from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
-from streamfix.testing import (
-    Driver,
-    Outcome,
-    Scenario,
-    failure,
-    fresh_chunks,
-    openai_stream,
-    text_chunks,
-)
+from streamfix import testing
 
 __all__ = ["DRIVER", "drive"]
 
@@ -48,7 +40,7 @@ def _sgpt_home() -> Iterator[None]:
                 os.environ[name] = value
 
 
-def drive(scenario: Scenario) -> Outcome:
+def drive(scenario: testing.Scenario) -> testing.Outcome:
     """shell_gpt's ``Handler.get_completion`` (the default handler) with its completion
     function streaming openai ``ChatCompletionChunk`` objects; tool functions record the
     calls they are run with."""
@@ -56,12 +48,16 @@ def drive(scenario: Scenario) -> Outcome:
         handler: Any = importlib.import_module("sgpt.handlers.handler")
         function: Any = importlib.import_module("sgpt.function")
         default: Any = importlib.import_module("sgpt.handlers.default_handler")
-    responses = [fresh_chunks(scenario)]
+    responses = [testing.fresh_chunks(scenario)]
     ran: list[tuple[str, Any]] = []
 
     def completion(**_: Any) -> Iterator[Any]:
-        bodies = responses.pop(0) if responses else list(text_chunks(scenario.follow_up, "openai"))
-        return openai_stream(bodies)
+        bodies = (
+            responses.pop(0)
+            if responses
+            else list(testing.text_chunks(scenario.follow_up, "openai"))
+        )
+        return testing.openai_stream(bodies)
 
     def get_function(name: str) -> Callable[..., str]:
         def tool(**kwargs: Any) -> str:
@@ -97,16 +93,16 @@ def drive(scenario: Scenario) -> Outcome:
             )
         )
     except Exception as error:
-        outcome = failure(error)
-        return Outcome(tuple(ran), error=outcome.error, crash=outcome.crash)
+        outcome = testing.failure(error)
+        return testing.Outcome(tuple(ran), error=outcome.error, crash=outcome.crash)
     finally:
         for name, value in saved.items():
             setattr(handler, name, value)
         function.get_function = saved_function
     reported = output if "not run" in output else None
     text = None if ran or reported else output
-    return Outcome(tuple(ran), text, reported)
+    return testing.Outcome(tuple(ran), text, reported)
 
 
-DRIVER = Driver("sgpt", "shell-gpt", "openai", "sgpt", drive, "Handler.get_completion")
+DRIVER = testing.Driver("sgpt", "shell-gpt", "openai", "sgpt", drive, "Handler.get_completion")
 """What ``streamfix doctor`` runs for shell_gpt (the ``DOCTOR`` of the ``sgpt`` patch)."""

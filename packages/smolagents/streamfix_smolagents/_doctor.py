@@ -9,24 +9,16 @@ import importlib
 from types import SimpleNamespace
 from typing import Any
 
-from streamfix.testing import (
-    Driver,
-    Outcome,
-    Scenario,
-    failure,
-    fresh_chunks,
-    openai_stream,
-    parse_arguments,
-)
+from streamfix import testing
 
 __all__ = ["DRIVER", "drive"]
 
 
-def drive(scenario: Scenario) -> Outcome:
+def drive(scenario: testing.Scenario) -> testing.Outcome:
     """smolagents' ``OpenAIModel.generate_stream`` over openai ``ChatCompletionChunk``
     objects, then ``smolagents.models.agglomerate_stream_deltas`` (what its agents run)."""
     models: Any = importlib.import_module("smolagents.models")
-    chunks = openai_stream(fresh_chunks(scenario))
+    chunks = testing.openai_stream(testing.fresh_chunks(scenario))
     model = models.OpenAIModel(model_id="streamfix", api_key="sk-streamfix-doctor")
     model.client = SimpleNamespace(
         chat=SimpleNamespace(completions=SimpleNamespace(create=lambda **_: chunks))
@@ -38,15 +30,11 @@ def drive(scenario: Scenario) -> Outcome:
         deltas = list(model.generate_stream([user]))
         message = models.agglomerate_stream_deltas(deltas)
     except Exception as error:
-        return failure(error)
-    calls = tuple(
-        (call.function.name, parse_arguments(call.function.arguments))
-        for call in message.tool_calls or []
-    )
-    return Outcome(calls, message.content or "")
+        return testing.failure(error)
+    return testing.message_outcome(message)
 
 
-DRIVER = Driver(
+DRIVER = testing.Driver(
     "smolagents",
     "smolagents",
     "openai",

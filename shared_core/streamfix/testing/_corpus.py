@@ -143,12 +143,17 @@ def _tc(
     id: str | None = None,
     name: str | None = None,
     args: str | None = None,
+    signature: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
+    """One tool-call entry; ``signature``: a Gemini thought signature, where Gemini's
+    OpenAI-compatible endpoint puts it (``extra_content.google.thought_signature``)."""
     entry: dict[str, Any] = {} if index is None else {"index": index}
     if id is not None:
         entry["id"] = id
         entry["type"] = "function"
+    if signature is not None:
+        entry["extra_content"] = {"google": {"thought_signature": signature}}
     entry.update(extra)
     function: dict[str, Any] = {}
     if name is not None:
@@ -202,6 +207,10 @@ def text_chunks(text: str, dialect: Dialect, pieces: int = 3) -> tuple[dict[str,
 _WEATHER = {"city": "Paris"}
 _TIME = {"zone": "Europe/Paris"}
 # Thought signatures are base64, as Gemini sends them (ADK decodes them to bytes).
+_CALL_A = {"id": "call_a", "name": "get_weather", "arguments": _WEATHER}
+_CALL_B = {"id": "call_b", "name": "get_time", "arguments": _TIME}
+_BOTH = (_CALL_A, _CALL_B)
+"""What the two-call scenarios assemble to: the weather in Paris and the time there."""
 _SIG_A = "c2lnbmF0dXJlLW9mLWNhbGxfYQ=="
 _SIG_B = "c2lnbmF0dXJlLW9mLWNhbGxfYg=="
 _D3 = {"text": 'caf\u00e9 "quoted" \\ back\r\nnew \U0001f600 \u4e2d'}
@@ -234,10 +243,7 @@ def _openai_scenarios() -> list[Scenario]:
                     "tool_calls",
                 ),
             ),
-            calls=(
-                {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
-                {"id": "call_b", "name": "get_time", "arguments": _TIME},
-            ),
+            calls=_BOTH,
         ),
         Scenario(
             "b1-interleaved",
@@ -254,10 +260,7 @@ def _openai_scenarios() -> list[Scenario]:
                 _chunk(_calls(_tc(1, args=t[9:]))),
                 _chunk({}, "tool_calls"),
             ),
-            calls=(
-                {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
-                {"id": "call_b", "name": "get_time", "arguments": _TIME},
-            ),
+            calls=_BOTH,
         ),
         Scenario(
             "b2-same-index",
@@ -270,10 +273,7 @@ def _openai_scenarios() -> list[Scenario]:
                 _chunk(_calls(_tc(0, "call_b", "get_time", t))),
                 _chunk({}, "tool_calls"),
             ),
-            calls=(
-                {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
-                {"id": "call_b", "name": "get_time", "arguments": _TIME},
-            ),
+            calls=_BOTH,
         ),
         Scenario(
             "b3-same-index",
@@ -306,10 +306,7 @@ def _openai_scenarios() -> list[Scenario]:
                 _chunk(_calls(_tc(None, args=t[4:]))),
                 _chunk({}, "tool_calls"),
             ),
-            calls=(
-                {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
-                {"id": "call_b", "name": "get_time", "arguments": _TIME},
-            ),
+            calls=_BOTH,
         ),
         Scenario(
             "c1-repeated-names",
@@ -350,7 +347,7 @@ def _openai_scenarios() -> list[Scenario]:
                 _chunk(_calls(_tc(0, args=w[3:]))),
                 _chunk({}, "stop"),
             ),
-            calls=({"id": "call_a", "name": "get_weather", "arguments": _WEATHER},),
+            calls=(_CALL_A,),
             finish_reason="stop",
         ),
         Scenario(
@@ -364,7 +361,7 @@ def _openai_scenarios() -> list[Scenario]:
                 _chunk(_calls(_tc(1, "call_b", "get_time", '{"zone": "Eur'))),
                 _chunk({}, "length"),
             ),
-            calls=({"id": "call_a", "name": "get_weather", "arguments": _WEATHER},),
+            calls=(_CALL_A,),
             partial_calls=({"id": "call_b", "name": "get_time", "arguments": '{"zone": "Eur'},),
             finish_reason="length",
             truncated=True,
@@ -390,34 +387,11 @@ def _openai_scenarios() -> list[Scenario]:
             "openai",
             (
                 _role(),
-                _chunk(
-                    _calls(
-                        _tc(
-                            0,
-                            "call_a",
-                            "get_weather",
-                            w,
-                            extra_content={"google": {"thought_signature": _SIG_A}},
-                        )
-                    )
-                ),
-                _chunk(
-                    _calls(
-                        _tc(
-                            1,
-                            "call_b",
-                            "get_time",
-                            t,
-                            extra_content={"google": {"thought_signature": _SIG_B}},
-                        )
-                    )
-                ),
+                _chunk(_calls(_tc(0, "call_a", "get_weather", w, signature=_SIG_A))),
+                _chunk(_calls(_tc(1, "call_b", "get_time", t, signature=_SIG_B))),
                 _chunk({}, "tool_calls"),
             ),
-            calls=(
-                {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
-                {"id": "call_b", "name": "get_time", "arguments": _TIME},
-            ),
+            calls=_BOTH,
             signatures=(_SIG_A, _SIG_B),
         ),
         Scenario(
@@ -429,13 +403,10 @@ def _openai_scenarios() -> list[Scenario]:
                 _role(),
                 _chunk(_calls(_tc(0, "call_a", "get_weather", w))),
                 _chunk(_calls(_tc(1, "call_b", "get_time", t))),
-                _chunk(_calls(_tc(0, extra_content={"google": {"thought_signature": _SIG_A}}))),
+                _chunk(_calls(_tc(0, signature=_SIG_A))),
                 _chunk({}, "tool_calls"),
             ),
-            calls=(
-                {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
-                {"id": "call_b", "name": "get_time", "arguments": _TIME},
-            ),
+            calls=_BOTH,
             signatures=(_SIG_A, None),
         ),
     ]
@@ -535,22 +506,13 @@ def _framework_scenarios() -> list[Scenario]:
                 _role(),
                 _chunk(
                     _calls(
-                        _tc(
-                            0,
-                            "call_a",
-                            "get_weather",
-                            w,
-                            extra_content={"google": {"thought_signature": _SIGNATURE}},
-                        ),
+                        _tc(0, "call_a", "get_weather", w, signature=_SIGNATURE),
                         _tc(1, "call_b", "get_time", t),
                     ),
                     "tool_calls",
                 ),
             ),
-            calls=(
-                {"id": "call_a", "name": "get_weather", "arguments": _WEATHER},
-                {"id": "call_b", "name": "get_time", "arguments": _TIME},
-            ),
+            calls=_BOTH,
             signatures=(_SIGNATURE, None),
         ),
     ]

@@ -33,6 +33,7 @@ __all__ = [
     "failure",
     "fresh_chunks",
     "judge",
+    "message_outcome",
     "openai_stream",
     "parse_arguments",
 ]
@@ -127,6 +128,17 @@ def parse_arguments(text: Any) -> Any:
     except (TypeError, ValueError):
         return text
     return parsed if isinstance(parsed, dict) else text
+
+
+def message_outcome(message: Any) -> Outcome:
+    """The outcome of an OpenAI-shaped assistant message object (``tool_calls`` with
+    ``function.name`` / ``function.arguments``, ``content``): litellm's ``Message``,
+    smolagents' ``ChatMessage``, the openai SDK's ``ChatCompletionMessage``."""
+    calls = tuple(
+        (call.function.name, parse_arguments(call.function.arguments))
+        for call in message.tool_calls or []
+    )
+    return Outcome(calls, message.content or "")
 
 
 def openai_stream(bodies: Iterable[dict[str, Any]]) -> Iterator[Any]:
