@@ -13,7 +13,8 @@ The criteria, all required (a field set to ``None`` counts as absent):
   ``id``, ``model``, ..., are metadata nobody assembles);
 * the choice has an integer ``index``, a ``delta`` and no ``finish_reason``;
 * the delta has one ``tool_calls`` entry and no text in ``content``,
-  ``reasoning_content`` or ``reasoning``;
+  ``reasoning_content`` or ``reasoning``, no ``thinking_blocks`` or
+  ``reasoning_details``;
 * the entry has an integer ``index``, no ``id``, no ``type`` or ``"function"``, no
   provider fields, and a ``function`` whose ``arguments`` is a string and which has
   no ``name`` and no ``provider_specific_fields``.
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["continuation", "fields"]
+__all__ = ["continuation", "field", "fields"]
 
 # The fields of a tool-call entry that are not provider extras.
 _ENTRY_KEYS = frozenset(("index", "id", "type", "function"))
@@ -48,6 +49,17 @@ def fields(value: Any) -> dict[str, Any]:
         raise TypeError(f"{type(value).__name__} is not an object of fields")
     extra = getattr(value, "__pydantic_extra__", None)
     return {**own, **extra} if extra else own
+
+
+def field(value: Any, name: str) -> Any:
+    """One field of a chunk part (a dict's key, a pydantic model's declared or extra
+    field), else ``None``: :func:`fields` without building the merged dict."""
+    if type(value) is dict:
+        return value.get(name)
+    extra = getattr(value, "__pydantic_extra__", None)
+    if extra and name in extra:
+        return extra[name]
+    return value.__dict__.get(name)
 
 
 def _model_fields(value: Any) -> dict[str, Any]:

@@ -44,13 +44,12 @@ def fragmented(draw: st.DrawFn) -> list[str]:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=fragmented())
 def test_same_partial_args_as_adk_for_any_fragmentation(pieces: list[str]) -> None:
-    if _model.LinearJsonPathTracker is None:  # google-adk < 2.13: ADK's own tracker is used
-        assert not _model.LIVE_CALLS
+    if not _model.LIVE_CALLS:  # google-adk < 2.10: ADK has no partial-arguments tracker
         return
     from streamfix_adk import _tracker
 
     adk = _tracker.ADK_TRACKER()
-    ours = _model.LinearJsonPathTracker()
+    ours = _tracker.LinearJsonPathTracker()
     for piece in pieces:
         assert _dump(ours.handle_chunk(piece)) == _dump(adk.handle_chunk(piece)), pieces
     assert ours.previous_dict == adk.previous_dict
@@ -73,8 +72,7 @@ def test_same_partial_args_as_adk_on_edge_cases(pieces: list[str]) -> None:
 def test_escaped_string_fragments_are_not_reparsed(monkeypatch: Any) -> None:
     """The quadratic case: fragments of a long string with escapes. ADK's tracker joins
     and re-parses everything so far for most of them; this one for almost none."""
-    if _model.LinearJsonPathTracker is None:  # google-adk < 2.13: ADK's own tracker is used
-        assert not _model.LIVE_CALLS
+    if not _model.LIVE_CALLS:  # google-adk < 2.10: ADK has no partial-arguments tracker
         return
     from streamfix_adk import _tracker
 
@@ -89,7 +87,7 @@ def test_escaped_string_fragments_are_not_reparsed(monkeypatch: Any) -> None:
 
     monkeypatch.setattr(_tracker.ADK_TRACKER, "_complete_json", counted)
     results = {}
-    for name, cls in (("adk", _tracker.ADK_TRACKER), ("linear", _model.LinearJsonPathTracker)):
+    for name, cls in (("adk", _tracker.ADK_TRACKER), ("linear", _tracker.LinearJsonPathTracker)):
         joins["count"] = 0
         tracker = cls()
         results[name] = ([_dump(tracker.handle_chunk(p)) for p in pieces], joins["count"])

@@ -51,6 +51,8 @@ from google.genai import types
 from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 
 import streamfix
+from streamfix._fastpath import continuation
+from streamfix._fastpath import field as _field
 
 from ._versions import index_zero_kept, live_calls
 
@@ -322,20 +324,13 @@ _COMPLETED = streamfix.ToolCallCompleted
 
 def _continues(chunk: Any, index: int, text: str) -> bool:
     """Whether ``chunk`` is one tool-call fragment with nothing but the argument text
-    ``text`` for the call at wire index ``index`` (most chunks of a stream). Runs once
-    per chunk: litellm's objects are read through their field dicts."""
-    if type(chunk) is not ModelResponseStream or len(chunk.choices) != 1:
-        return False
-    choice = chunk.choices[0]
-    delta = _field(choice, "delta")
-    if delta is None or _field(choice, "finish_reason") or _field(chunk, _GROUNDING):
-        return False
-    calls = _field(delta, "tool_calls")
-    if not calls or len(calls) != 1 or _field(delta, "thinking_blocks"):
-        return False
-    call = calls[0]
-    function = call.function
-    return bool(call.index == index and not function.name and function.arguments == text)
+    ``text`` for the call at wire index ``index`` (most chunks of a stream): the core's
+    recogniser, plus ADK's own grounding metadata, which the core does not read."""
+    return (
+        type(chunk) is ModelResponseStream
+        and continuation(chunk) == (0, index, text)
+        and _field(chunk, _GROUNDING) is None
+    )
 
 
 def _pass_through(chunk: Any) -> Any:
@@ -367,14 +362,6 @@ def _pass_through(chunk: Any) -> Any:
 
 _TEXT_FIELDS = ("content", "reasoning_content", "reasoning", "thinking_blocks")
 _GROUNDING = "vertex_ai_grounding_metadata"
-
-
-def _field(obj: Any, name: str) -> Any:
-    """A field of a litellm pydantic object, declared or extra, else ``None``."""
-    extra = getattr(obj, "__pydantic_extra__", None)
-    if extra and name in extra:
-        return extra[name]
-    return obj.__dict__.get(name)
 
 
 def _chunk(model: str | None, delta: Delta, finish_reason: str | None = None) -> Any:
