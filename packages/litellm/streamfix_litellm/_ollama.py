@@ -1,8 +1,9 @@
 """The fixed ``chunk_parser`` of litellm's Ollama ``/api/chat`` stream iterator.
 
 Each stream keeps one :class:`streamfix.ToolCallAssembler` on its iterator: it decides
-which call every tool-call entry is (its ``position``, given as the entry's ``index``) and
-recognises Ollama's mid-stream error objects. The stock parser then builds litellm's
+which call every tool-call entry is, and recognises Ollama's mid-stream error objects.
+Each call is sent under its own ``index``: the provider's when it has one that no other
+call of the stream has, else the first free one. The stock parser then builds litellm's
 chunk as before.
 """
 
@@ -21,34 +22,64 @@ _STATUS = 500  # Ollama answers a failed request (out of memory, ...) with HTTP 
 
 def chunk_parser(self: Any, chunk: dict[str, Any]) -> Any:
     """``OllamaChatCompletionResponseIterator.chunk_parser``, fixed (see the package doc)."""
-    assembler = self.__dict__.get(_STATE)
-    if assembler is None:
-        assembler = self.__dict__[_STATE] = streamfix.ToolCallAssembler()
-    try:
-        events = assembler.feed(chunk)
-    except streamfix.ProviderStreamError as error:
-        raise _provider_error(error, chunk) from None
-    except streamfix.StreamFixError:  # refused input: leave the line to litellm as is
-        events = []
-    _number_calls(chunk, events)
+    state = self.__dict__.get(_STATE)
+    if state is None:
+        state = self.__dict__[_STATE] = _Calls()
+    state.number(chunk)
     return _shimkit.stock_of(
         "litellm.llms.ollama.chat.transformation",
         "OllamaChatCompletionResponseIterator.chunk_parser",
     )(self, chunk)
 
 
-def _number_calls(chunk: dict[str, Any], events: list[streamfix.Event]) -> None:
-    """Give each tool-call entry of the line the position the assembler gave its call."""
-    message = chunk.get("message")
-    entries = message.get("tool_calls") if isinstance(message, dict) else None
-    if not isinstance(entries, list):
-        return
-    positions = [e.position for e in events if isinstance(e, streamfix.ToolCallStarted)]
-    latest = None
-    for entry, position in zip(entries, positions + [None] * len(entries), strict=False):
-        latest = position if position is not None else latest
-        if isinstance(entry, dict) and latest is not None:
-            entry["index"] = latest
+class _Calls:
+    """One stream's calls: the assembler decides which call each tool-call entry is;
+    each call keeps the ``index`` the provider gave it unless that index is missing or
+    already names another call of the stream (Ollama gives every call index 0), which
+    then gets the first free one."""
+
+    def __init__(self) -> None:
+        self.assembler = streamfix.ToolCallAssembler()
+        self.indices: dict[int, int] = {}  # call position -> the index it is sent under
+
+    def number(self, chunk: dict[str, Any]) -> None:
+        message = chunk.get("message")
+        entries = message.get("tool_calls") if isinstance(message, dict) else None
+        if not isinstance(message, dict) or not isinstance(entries, list) or len(entries) < 2:
+            self._feed(chunk, entries[0] if isinstance(entries, list) and entries else None)
+            return
+        # Several calls on one line: fed one entry at a time, to know which call each is.
+        for at, entry in enumerate(entries):
+            part = {**message, "tool_calls": [entry]}
+            if at:
+                part.pop("content", None)
+                part.pop("thinking", None)
+            last = at == len(entries) - 1
+            self._feed({**chunk, "message": part} if last else {"message": part}, entry)
+
+    def _feed(self, chunk: dict[str, Any], entry: object) -> None:
+        try:
+            events = self.assembler.feed(chunk)
+        except streamfix.ProviderStreamError as error:
+            raise _provider_error(error, chunk) from None
+        except streamfix.StreamFixError:  # refused input: leave the line to litellm as is
+            return
+        position = next((e.position for e in events if isinstance(e, _CALL_EVENTS)), None)
+        if isinstance(entry, dict) and position is not None:
+            entry["index"] = self._index(position, entry.get("index"))
+
+    def _index(self, position: int, sent: object) -> int:
+        index = self.indices.get(position)
+        if index is None:
+            taken = self.indices.values()
+            index = sent if type(sent) is int and sent >= 0 and sent not in taken else None
+            if index is None:
+                index = position if position not in taken else max(taken) + 1
+            self.indices[position] = index
+        return index
+
+
+_CALL_EVENTS = (streamfix.ToolCallStarted, streamfix.ArgumentsDelta, streamfix.ToolCallUpdated)
 
 
 def _provider_error(error: streamfix.ProviderStreamError, chunk: dict[str, Any]) -> Exception:
