@@ -90,10 +90,17 @@ class _StreamState:
     failure: streamfix.StreamFixError | None = None
     finish_reason: str | None = None
     model: str | None = None
-    #: live only: the chunks without their calls, kept for a second pass
+    #: the chunks without their calls, kept for a second pass
     passed: list[Any] = field(default_factory=list)
     #: live only: the canonical stream ADK's loop must run again to build the finals
     second_pass: list[Any] | None = None
+    #: where the provider sent a finish reason: (chunks passed, calls started, content
+    #: chunks seen so far, the reason)
+    finishes: list[tuple[int, int, int, str]] = field(default_factory=list)
+    #: the stream cut into ADK's segments at every finish reason followed by more
+    #: content: ADK's loop runs over it once more, and its finals stand if they lose
+    #: nothing (stock's split of a stream into final responses is the contract)
+    segmented: list[Any] | None = None
 
 
 class _AssemblingClient(LiteLLMClient):
@@ -137,14 +144,61 @@ async def _canonical_stream(
     """The provider's stream as ADK should have seen it (see the module docstring)."""
     assembler = streamfix.ToolCallAssembler(state.tools)
     live = _LiveCalls(guard_index_zero=not INDEX_ZERO_KEPT) if state.live else None
+    started = content = 0
     async for chunk in chunks:
         events = assembler.feed(chunk)  # a ProviderStreamError propagates through ADK's loop
         state.model = getattr(chunk, "model", None) or state.model
-        passed = _pass_through(chunk) if live is None else live.forward(chunk, events, state)
+        if live is None:
+            passed = _pass_through(chunk)
+            if passed is not None:
+                state.passed.append(passed)
+        else:
+            passed = live.forward(chunk, events, state)
         if passed is not None:
             yield passed
+        if any(type(e) is not _USAGE for e in events):
+            content += 1
+            started += sum(type(e) is _STARTED and not e.choice for e in events)
+        reason = _finish_reason(chunk)
+        if reason:
+            state.finishes.append((len(state.passed), started, content, reason))
     for chunk in _ending(assembler, state, live):
         yield chunk
+    state.segmented = _segmented(state, started, content)
+
+
+_STARTED = streamfix.ToolCallStarted
+_USAGE = streamfix.UsageReported
+
+
+def _finish_reason(chunk: Any) -> str | None:
+    """The finish reason of the chunk's first choice, if it has one."""
+    choices = _field(chunk, "choices") or ()
+    first = choices[0] if choices else None
+    reason = _field(first, "finish_reason") if first is not None else None
+    return reason if isinstance(reason, str) else None
+
+
+def _segmented(state: _StreamState, started: int, content: int) -> list[Any] | None:
+    """The canonical stream with a finish-only chunk wherever the provider sent a finish
+    reason that more content followed (wire-shapes E2), or ``None`` if there is none or
+    the calls cannot be placed (the assembler split or dropped one)."""
+    message = state.message
+    cuts = [finish for finish in state.finishes if finish[2] < content]
+    if not cuts or message is None or len(message.tool_calls) != started:
+        return None
+    calls = [_call_chunk(call, state.model) for call in message.tool_calls]
+    chunks: list[Any] = []
+    passed_at = called = 0
+    for passed_end, calls_end, _, reason in cuts:
+        chunks += [*state.passed[passed_at:passed_end], *calls[called:calls_end]]
+        chunks.append(_chunk(state.model, Delta(), reason))
+        passed_at, called = passed_end, calls_end
+    chunks += [*state.passed[passed_at:], *calls[called:]]
+    last = [finish for finish in state.finishes if finish[2] == content]
+    if last:  # the finish reason sent after all content (ADK's own default otherwise)
+        chunks.append(_chunk(state.model, Delta(), last[-1][3]))
+    return chunks
 
 
 def _ending(
@@ -467,14 +521,39 @@ async def fixed_generate_content_async(
             else:
                 finals.append(response)  # held: the end of the stream decides which stand
     if state.second_pass is not None:  # ADK finalized calls other than the assembled ones
-        replay = self.model_copy(update={"llm_client": _ReplayClient(state.second_pass)})
-        finals = [
-            response
-            async for response in _STOCK_GENERATE(replay, llm_request, stream=True)
-            if not response.partial
-        ]
+        finals = await _finals_of(self, llm_request, state.second_pass)
+    if state.segmented is not None and state.failure is None:
+        segmented = await _finals_of(self, llm_request, state.segmented)
+        if _carried(segmented) == _carried(finals):
+            finals = segmented  # stock's split into final responses loses nothing here
     for response in _settled(finals, state):
         yield response
+
+
+async def _finals_of(model: LiteLlm, llm_request: LlmRequest, chunks: list[Any]) -> list[Any]:
+    """ADK's final responses for a canonical stream it is handed again."""
+    replay = model.model_copy(update={"llm_client": _ReplayClient(chunks)})
+    return [
+        response
+        async for response in _STOCK_GENERATE(replay, llm_request, stream=True)
+        if not response.partial
+    ]
+
+
+def _carried(finals: list[LlmResponse]) -> tuple[list[Any], str, str]:
+    """Everything final responses carry that a session keeps: the calls (id, name,
+    arguments), the text and the thought text."""
+    calls: list[Any] = []
+    text: list[str] = []
+    thoughts: list[str] = []
+    for response in finals:
+        for part in (response.content.parts if response.content else None) or ():
+            call = part.function_call
+            if call is not None:
+                calls.append((call.id, call.name, call.args))
+            elif part.text:
+                (thoughts if part.thought else text).append(part.text)
+    return calls, "".join(text), "".join(thoughts)
 
 
 def _tracking() -> AbstractContextManager[None]:
