@@ -500,22 +500,60 @@ def _declared_tools(llm_request: LlmRequest) -> list[str] | None:
     return list(tools) if tools else None
 
 
-async def fixed_generate_content_async(
+def fixed_generate_content_async(
     self: LiteLlm, llm_request: LlmRequest, stream: bool = False
 ) -> AsyncGenerator[LlmResponse, None]:
     """``LiteLlm.generate_content_async`` with the streamed path assembled by streamfix.
 
-    Non-streamed calls run ADK's own method unchanged.
+    Non-streamed calls get ADK's own generator. A streamed call gets :class:`_Responses`:
+    an async generator whose ``ag_frame`` is ADK's own stream loop, as on stock (ADK's
+    tests inspect its buffers there).
     """
     if not stream:
-        async for response in _STOCK_GENERATE(self, llm_request, stream=False):
-            yield response
-        return
+        return _STOCK_GENERATE(self, llm_request, stream=False)  # type: ignore[no-any-return]
+    loop: list[Any] = []
+    return _Responses(_streamed(self, llm_request, loop), loop)
+
+
+class _Responses(AsyncGenerator[LlmResponse, None]):
+    """The fixed stream's responses (``_streamed``), with ADK's own stream loop as
+    ``ag_frame`` once it runs."""
+
+    def __init__(self, outer: AsyncGenerator[LlmResponse, None], loop: list[Any]) -> None:
+        self._outer = outer
+        self._loop = loop  # holds ADK's generator once _streamed has started it
+
+    def __anext__(self) -> Any:
+        return self._outer.__anext__()
+
+    def asend(self, value: None) -> Any:
+        return self._outer.asend(value)
+
+    def athrow(self, *args: Any) -> Any:
+        return self._outer.athrow(*args)
+
+    def aclose(self) -> Any:
+        return self._outer.aclose()
+
+    @property
+    def ag_frame(self) -> Any:
+        return self._loop[0].ag_frame if self._loop else self._outer.ag_frame  # type: ignore[attr-defined]
+
+    @property
+    def ag_running(self) -> bool:
+        return bool(self._outer.ag_running)  # type: ignore[attr-defined]
+
+
+async def _streamed(
+    self: LiteLlm, llm_request: LlmRequest, loop: list[Any]
+) -> AsyncGenerator[LlmResponse, None]:
     state = _StreamState(tools=_declared_tools(llm_request))
     model = self.model_copy(update={"llm_client": _AssemblingClient(self.llm_client, state)})
     finals: list[LlmResponse] = []
     with _tracking():
-        async for response in _STOCK_GENERATE(model, llm_request, stream=True):
+        adk = _STOCK_GENERATE(model, llm_request, stream=True)
+        loop.append(adk)
+        async for response in adk:
             if response.partial:
                 yield response
             else:
@@ -595,8 +633,7 @@ class StreamFixLiteLlm(LiteLlm):
     no patching needed. Non-streamed calls are ADK's own.
     """
 
-    async def generate_content_async(
+    def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        async for response in fixed_generate_content_async(self, llm_request, stream):
-            yield response
+        return fixed_generate_content_async(self, llm_request, stream)

@@ -20,6 +20,7 @@ from litellm.types.utils import ModelResponseStream
 import streamfix_adk
 
 MODEL = "openai/streamfix"
+STOCK_GENERATE = LiteLlm.__dict__["generate_content_async"]
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> ModelResponseStream:
@@ -103,3 +104,34 @@ def test_text_segments_stock_would_lose_are_kept_in_one_final_response() -> None
     assert _texts(stock) == ["second"]  # stock: "first " reached no final response
     patched = _finals(streamfix_adk.StreamFixLiteLlm, TEXT_BUFFER_RESET)
     assert _texts(patched) == ["first second"]
+
+
+def test_the_streamed_generator_frame_is_adks_own_loop() -> None:
+    """google-adk's own regression test for its buffers reads the generator frame's
+    ``text_parts`` (a list of fragments, not a growing string): with the patch the frame
+    is still ADK's stream loop."""
+    chunks = [_chunk({"content": "a"}), _chunk({"content": "b"}), _chunk({}, "stop")]
+    request = LlmRequest(
+        model=MODEL,
+        contents=[types.Content(role="user", parts=[types.Part.from_text(text="go")])],
+        config=types.GenerateContentConfig(),
+    )
+
+    async def buffers(cls: type[LiteLlm]) -> Any:
+        responses = cls(model=MODEL, llm_client=_Client(chunks)).generate_content_async(
+            request, stream=True
+        )
+        await responses.__anext__()
+        await responses.__anext__()
+        frame = responses.ag_frame
+        seen = frame.f_code, frame.f_locals.get("text_parts")
+        await responses.aclose()
+        return seen
+
+    stock = asyncio.run(buffers(LiteLlm))
+    assert stock[0] is STOCK_GENERATE.__code__
+    if stock[1] is not None:  # google-adk 2.x buffers text as fragments (1.x: one string)
+        assert stock[1] == ["a", "b"]
+    assert asyncio.run(buffers(streamfix_adk.StreamFixLiteLlm)) == stock
+    streamfix_adk.install()
+    assert asyncio.run(buffers(LiteLlm)) == stock
