@@ -21,7 +21,17 @@ from ._errors import (
 )
 from ._fastpath import continuation
 from ._normalize import ChoiceDelta, Chunk, Fragment, normalize
-from ._repair import Complete, Malformed, Outcome, Truncated, failure, names_of, settle, unsettled
+from ._repair import (
+    Complete,
+    Malformed,
+    Outcome,
+    Truncated,
+    failure,
+    names_of,
+    repeated,
+    settle,
+    unsettled,
+)
 from ._routing import Action, bare_continuation, is_error_finish, merged_name, route
 from ._state import CallState, ChoiceState
 from ._types import (
@@ -323,6 +333,7 @@ class ToolCallAssembler:
         calls: list[ToolCall] = []
         outcomes: dict[int, Outcome] = {}
         values_seen: dict[int, int] = {}  # B4: values so far per originating call
+        ids: dict[str, ToolCall] = {}  # G3, G4: the first call with each id
         for call in state.calls:
             outcome = outcomes[call.position] = settle(state, call)
             if isinstance(outcome, Complete):
@@ -330,7 +341,9 @@ class ToolCallAssembler:
                 for arguments, parsed in outcome.values:
                     n = values_seen.get(origin.position, 0)
                     values_seen[origin.position] = n + 1
-                    calls.append(_tool_call(origin, arguments, parsed, len(calls), n))
+                    tool = _tool_call(origin, arguments, parsed, len(calls), n)
+                    if not repeated(state, tool, ids, call.position):
+                        calls.append(tool)
         message = AssembledMessage(
             content="".join(state.content),
             reasoning="".join(state.reasoning),

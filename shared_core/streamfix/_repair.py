@@ -17,9 +17,18 @@ from typing import Any
 from ._errors import MalformedToolCallError, StreamFixError, TruncatedToolCallError
 from ._scanner import strict_loads
 from ._state import CallState, ChoiceState
-from ._types import AssembledMessage
+from ._types import AssembledMessage, ToolCall
 
-__all__ = ["Complete", "Dropped", "Malformed", "Outcome", "Truncated", "failure", "settle"]
+__all__ = [
+    "Complete",
+    "Dropped",
+    "Malformed",
+    "Outcome",
+    "Truncated",
+    "failure",
+    "repeated",
+    "settle",
+]
 
 Value = tuple[str, dict[str, Any]]
 """One JSON object of arguments: its text and the parsed object."""
@@ -126,6 +135,24 @@ def _cumulative(parts: list[str]) -> Value | None:
     except (ValueError, RecursionError):
         return None
     return (raw, parsed) if isinstance(parsed, dict) else None
+
+
+def repeated(state: ChoiceState, call: ToolCall, ids: dict[str, ToolCall], position: int) -> bool:
+    """G4: whether ``call`` repeats a call already in the message (same id, name and
+    arguments, sent again at another index): it is dropped, with a diagnostic. G3: a
+    different call with the same id is kept, its id as sent, with a diagnostic."""
+    if call.id is None:
+        return False
+    first = ids.setdefault(call.id, call)
+    if first is call:
+        return False
+    if (first.name, first.parsed) == (call.name, call.parsed):
+        detail = f"call {call.id!r} was sent again at another index; the repeat was dropped"
+        state.diagnose("repeated-call", detail, position)
+        return True
+    detail = f"calls {first.index} and {call.index} share the id {call.id!r}; kept as sent"
+    state.diagnose("shared-id", detail, position)
+    return False
 
 
 def failure(

@@ -109,31 +109,49 @@ def signature_only(state: ChoiceState, f: Fragment) -> Decision | None:
 
 
 def known_id(state: ChoiceState, f: Fragment) -> Decision | None:
-    """C1, C4: a fragment carrying an id already seen continues that call.
+    """C1, C4, G3, G4: a fragment carrying an id already seen continues that call.
 
     If that call is complete and the fragment re-sends the same arguments, it is a
-    duplicate (C4), dropped with a diagnostic.
+    duplicate (C4), dropped with a diagnostic. G3: at an index that has no call yet, the
+    same id with a name, or after that call completed, is another call sharing the id
+    (DeepSeek, GLM, Kimi); at an index whose call has that id, it is that call. (A
+    repeat of the whole call there, G4, is dropped at the end of the stream.) Otherwise
+    the index changed inside the call (B8).
     """
     if f.id is None:
         return None
     call = state.by_id.get(f.id)
     if call is None:
         return None
+    if f.call_index is not None:
+        slot = state.by_index.get(f.call_index)
+        if slot is not call and slot is not None and slot.id == f.id:
+            call = slot  # G3: the call at this index shares the id
+        elif slot is None and (f.name or state.is_complete(call)):
+            return Action.NEW, None  # G3: another call under the same id
     if f.arguments and state.is_complete(call) and state.is_resend(call, f.arguments):
         return Action.DUPLICATE, call
     return Action.CONTINUE, call
 
 
 def new_id(state: ChoiceState, f: Fragment) -> Decision | None:
-    """B2, C3: an unseen id opens a new call, unless the call at its slot has no id yet.
+    """B2, C3, G2: an unseen id opens a new call, unless the call at its slot is open and
+    the fragment does not start another one.
 
-    B2: same index, another id: a new call. C3: the arguments (or name) came first and
-    the id follows: it is adopted by the open, id-less call at that index.
+    B2: same index, another id, with a name or after the call completed: a new call. C3:
+    the arguments (or name) came first and the id follows: it is adopted by the open,
+    id-less call at that index. G2: the id changes inside one call (the header has id
+    A, later fragments id B and no name) while its arguments are incomplete: the same
+    call, its first id kept.
     """
     if f.id is None:
         return None
     slot = state.by_index.get(f.call_index) if f.call_index is not None else state.last_call()
-    if slot is not None and slot.id is None and not state.is_complete(slot):
+    if (
+        slot is not None
+        and (slot.id is None or (f.call_index is not None and not f.name))
+        and not state.is_complete(slot)
+    ):
         return Action.CONTINUE, slot
     return Action.NEW, None
 

@@ -1,0 +1,124 @@
+"""Wire shapes G2-G4 (identity): fed as dicts, openai ``ChatCompletionChunk`` and litellm
+``ModelResponseStream`` objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import streamfix
+
+
+def _as_openai(chunk: dict[str, Any]) -> Any:
+    from openai.types.chat import ChatCompletionChunk
+
+    return ChatCompletionChunk.model_validate(
+        {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", **chunk}
+    )
+
+
+def _as_litellm(chunk: dict[str, Any]) -> Any:
+    from litellm.types.utils import ModelResponseStream
+
+    return ModelResponseStream(**chunk)
+
+
+KINDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "dict": lambda chunk: chunk,
+    "openai": _as_openai,
+    "litellm": _as_litellm,
+}
+
+
+def _tc(index: int, id: str | None, name: str | None, args: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"index": index, "function": {"arguments": args}}
+    if id is not None:
+        entry["id"] = id
+        entry["type"] = "function"
+    if name is not None:
+        entry["function"]["name"] = name
+    return entry
+
+
+def _chunk(*entries: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    delta: dict[str, Any] = {"tool_calls": list(entries)} if entries else {}
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+def _assemble(kind: str, chunks: list[dict[str, Any]]) -> streamfix.AssembledMessage:
+    convert = KINDS[kind]
+    return streamfix.assemble([convert(chunk) for chunk in chunks])
+
+
+def _calls(message: streamfix.AssembledMessage) -> list[tuple[Any, ...]]:
+    return [(c.id, c.name, c.parsed) for c in message.tool_calls]
+
+
+def _codes(message: streamfix.AssembledMessage) -> list[str]:
+    return [d.code for d in message.diagnostics]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_g3_one_id_shared_by_calls_at_different_indices(kind: str) -> None:
+    """DeepSeek and GLM reuse one id within a turn: before, both calls came out named
+    get_weatherget_time, silently."""
+    chunks = [
+        _chunk(_tc(0, "call_0", "get_weather", "")),
+        _chunk(_tc(0, None, None, '{"city": "Paris"}')),
+        _chunk(_tc(1, "call_0", "get_time", "")),
+        _chunk(_tc(1, None, None, '{"zone": "CET"}'), finish="tool_calls"),
+    ]
+    message = _assemble(kind, chunks)
+    assert _calls(message) == [
+        ("call_0", "get_weather", {"city": "Paris"}),
+        ("call_0", "get_time", {"zone": "CET"}),
+    ]
+    assert _codes(message) == ["shared-id"]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_g3_shared_id_on_every_fragment_interleaved(kind: str) -> None:
+    chunks = [
+        _chunk(_tc(0, "c", "get_weather", '{"city": ')),
+        _chunk(_tc(1, "c", "get_time", '{"zone": ')),
+        _chunk(_tc(0, "c", None, '"Paris"}')),
+        _chunk(_tc(1, "c", None, '"CET"}'), finish="tool_calls"),
+    ]
+    assert _calls(_assemble(kind, chunks)) == [
+        ("c", "get_weather", {"city": "Paris"}),
+        ("c", "get_time", {"zone": "CET"}),
+    ]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_g4_one_call_repeated_at_another_index_is_dropped(kind: str) -> None:
+    chunks = [
+        _chunk(_tc(0, "call_1", "get_weather", '{"city": "Paris"}')),
+        _chunk(_tc(1, "call_1", "get_weather", '{"city": "Paris"}'), finish="tool_calls"),
+    ]
+    message = _assemble(kind, chunks)
+    assert _calls(message) == [("call_1", "get_weather", {"city": "Paris"})]
+    assert _codes(message) == ["repeated-call"]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_g2_the_id_changes_inside_one_call(kind: str) -> None:
+    """The header has id A, every later fragment id B and no name: one call (before, a
+    MalformedToolCallError)."""
+    chunks = [
+        _chunk(_tc(0, "id_a", "get_weather", '{"city"')),
+        _chunk(_tc(0, "id_b", None, ': "Par')),
+        _chunk(_tc(0, "id_b", None, 'is"}'), finish="tool_calls"),
+    ]
+    assert _calls(_assemble(kind, chunks)) == [("id_a", "get_weather", {"city": "Paris"})]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_b2_a_new_id_with_a_name_after_a_complete_call_still_splits(kind: str) -> None:
+    chunks = [
+        _chunk(_tc(0, "a", "f", '{"q": 1}')),
+        _chunk(_tc(0, "b", "f", '{"q": 2}'), finish="tool_calls"),
+    ]
+    assert _calls(_assemble(kind, chunks)) == [("a", "f", {"q": 1}), ("b", "f", {"q": 2})]
