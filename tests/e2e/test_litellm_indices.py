@@ -4,6 +4,7 @@ missing or names another call of the stream (litellm's own test pins the first h
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -83,3 +84,59 @@ def test_several_calls_on_one_line_keep_or_get_their_own_index(parser: Any) -> N
         assert _indices(parser, line) == [5, 1, 2]
     else:  # stock keeps the two 5s
         assert _indices(parser, line)[:2] == [5, 5]
+
+
+def _cloud_line(i: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Ollama Cloud's wire format: the id at the top of the entry, the index inside
+    ``function``, the arguments an object."""
+    entry = {"id": f"call_{i}", "function": {"index": i, "name": name, "arguments": arguments}}
+    return _line(entry)
+
+
+CLOUD = [
+    _cloud_line(0, "get_weather", {"location": "Jakarta"}),
+    _cloud_line(1, "get_stock_price", {"symbol": "AAPL"}),
+    _cloud_line(2, "convert_currency", {"from": "USD", "to": "IDR", "amount": 100}),
+]
+
+
+def _patched(parser: Any) -> bool:
+    return "streamfix_litellm._ollama" in type(parser).chunk_parser.__module__
+
+
+def test_function_index_promoted_and_ollama_ids_kept(parser: Any) -> None:
+    """litellm's newer tests pin both (test_function_index_promoted_to_top_level,
+    test_ollama_id_preserved_not_overwritten_with_uuid); litellm 1.110 gives every call
+    index 0 and a random id, so the next turn's tool results address calls that never
+    existed."""
+    calls = [
+        call
+        for line in copy.deepcopy(CLOUD)  # stock litellm writes its ids into the lines
+        for call in parser.chunk_parser(line).choices[0].delta.tool_calls or []
+    ]
+    if _patched(parser):
+        assert [(c.index, c.id) for c in calls] == [(0, "call_0"), (1, "call_1"), (2, "call_2")]
+    else:
+        assert [c.index for c in calls] == [0, 0, 0]
+        assert not any(c.id.startswith("call_") for c in calls)
+    assert [c.function.arguments for c in calls] == [
+        '{"location": "Jakarta"}',
+        '{"symbol": "AAPL"}',
+        '{"from": "USD", "to": "IDR", "amount": 100}',
+    ]
+
+
+def test_stream_chunk_builder_gets_every_cloud_call_with_its_id(parser: Any) -> None:
+    import litellm
+
+    chunks = [parser.chunk_parser(line) for line in copy.deepcopy(CLOUD)]
+    built = litellm.stream_chunk_builder(chunks)
+    calls = [(c.id, c.function.name) for c in built.choices[0].message.tool_calls or []]
+    if _patched(parser):
+        assert calls == [
+            ("call_0", "get_weather"),
+            ("call_1", "get_stock_price"),
+            ("call_2", "convert_currency"),
+        ]
+    else:  # stock: every call under index 0, so only the last one is built
+        assert [name for _, name in calls] == ["convert_currency"]

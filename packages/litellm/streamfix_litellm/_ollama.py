@@ -26,10 +26,37 @@ def chunk_parser(self: Any, chunk: dict[str, Any]) -> Any:
     if state is None:
         state = self.__dict__[_STATE] = _Calls()
     state.number(chunk)
-    return _shimkit.stock_of(
+    ids = _sent_ids(chunk)
+    parsed = _shimkit.stock_of(
         "litellm.llms.ollama.chat.transformation",
         "OllamaChatCompletionResponseIterator.chunk_parser",
     )(self, chunk)
+    if ids:
+        _keep_ids(parsed, ids)
+    return parsed
+
+
+def _sent_ids(chunk: dict[str, Any]) -> list[str | None]:
+    """The id Ollama sent on each tool-call entry of the line (``None`` where none)."""
+    message = chunk.get("message")
+    entries = message.get("tool_calls") if isinstance(message, dict) else None
+    if not isinstance(entries, list) or not entries:
+        return []
+    ids = [e.get("id") if isinstance(e, dict) else None for e in entries]
+    return ids if any(isinstance(i, str) and i for i in ids) else []
+
+
+def _keep_ids(parsed: Any, ids: list[str | None]) -> None:
+    """Ollama's own call ids on litellm's chunk (litellm 1.110 replaces them with random
+    ones, so the next turn's tool results address calls that never existed)."""
+    choices = getattr(parsed, "choices", None) or ()
+    delta = getattr(choices[0], "delta", None) if choices else None
+    calls = getattr(delta, "tool_calls", None) or ()
+    if len(calls) != len(ids):
+        return
+    for call, sent in zip(calls, ids, strict=True):
+        if isinstance(sent, str) and sent:
+            call.id = sent
 
 
 class _Calls:
@@ -66,7 +93,7 @@ class _Calls:
             return
         position = next((e.position for e in events if isinstance(e, _CALL_EVENTS)), None)
         if isinstance(entry, dict) and position is not None:
-            entry["index"] = self._index(position, entry.get("index"))
+            entry["index"] = self._index(position, _sent_index(entry))
 
     def _index(self, position: int, sent: object) -> int:
         index = self.indices.get(position)
@@ -77,6 +104,16 @@ class _Calls:
                 index = position if position not in taken else max(taken) + 1
             self.indices[position] = index
         return index
+
+
+def _sent_index(entry: dict[str, Any]) -> object:
+    """The index Ollama gave the entry: top-level, else inside ``function`` (Ollama
+    Cloud puts it there)."""
+    index = entry.get("index")
+    function = entry.get("function")
+    if index is None and isinstance(function, dict):
+        index = function.get("index")
+    return index
 
 
 _CALL_EVENTS = (streamfix.ToolCallStarted, streamfix.ArgumentsDelta, streamfix.ToolCallUpdated)
