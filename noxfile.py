@@ -33,6 +33,7 @@ nox.options.sessions = [  # what CI runs
     "sgpt_upstream",
     "smolagents",
     "smolagents_upstream",
+    "litellm",
     "e2e",
     "e2e_frameworks",
     "cli",
@@ -261,6 +262,17 @@ def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
     session.run(
         "pytest", "-q", "-p", "no:cacheprovider", "-p", "streamfix_activate", "tests", env=env
     )
+
+
+# litellm: the newest release.
+LITELLM_VERSIONS = {"newest": "litellm"}
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("litellm", list(LITELLM_VERSIONS.values()), ids=list(LITELLM_VERSIONS))
+def litellm(session: nox.Session, litellm: str) -> None:
+    """The litellm shim's own tests (no HTTP; over HTTP they are in `e2e`)."""
+    _shim_tests(session, "litellm", litellm, "tests/litellm", "litellm", "openai")
 
 
 @nox.session(python=PYTHON)

@@ -1,4 +1,11 @@
-"""Shared test set-up: environment for litellm and shell_gpt, markers from folder names."""
+"""Shared test set-up: environment for litellm and shell_gpt, hypothesis profiles, markers
+from folder names.
+
+What the folders share in code is the ``support`` package (``tests/support``, importable
+through ``pythonpath = ["tests"]``). A folder's own helper modules (``strategies.py``,
+``adk_fakes.py``, ``smol_wire.py``, ...) are importable from its tests because pytest's
+default import mode puts each test file's folder first on ``sys.path``.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
-# litellm fetches its cost map from the network on import unless told not to.
+# The one place the tests' environment is set (nox sets the same): litellm fetches its
+# cost map from the network on import unless told not to; shell_gpt refuses to start
+# without an API key, and the tests' clients and subprocesses get this one, never a real
+# key (it is set, not defaulted).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("OPENAI_API_KEY", "sk-streamfix-test")
+os.environ["OPENAI_API_KEY"] = "sk-streamfix-test"
 
 try:
     from hypothesis import HealthCheck, settings

@@ -9,26 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import os
 from collections.abc import AsyncIterator
+from functools import partial
 from importlib.metadata import version
 from typing import Any
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
+import support
 from google.adk.models.lite_llm import LiteLlm, LiteLLMClient
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
-from litellm.types.utils import (
-    Choices,
-    Delta,
-    Message,
-    ModelResponse,
-    ModelResponseStream,
-    StreamingChoices,
-    Usage,
-)
+from litellm.types.utils import Choices, Message, ModelResponse, ModelResponseStream, Usage
+from support import to_litellm
 
 MODEL = "openai/test-model"
 ADK_VERSION = tuple(int(p) for p in version("google-adk").split(".")[:2])
@@ -44,23 +36,15 @@ def sig(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-def tc(
-    index: int | None,
-    id: str | None = None,
-    name: str | None = None,
-    args: Any = None,
-    **extras: Any,
-) -> dict[str, Any]:
-    """One ``delta.tool_calls`` entry (litellm turns a missing index into 0)."""
-    entry: dict[str, Any] = {"index": index, "type": "function", "function": {}}
-    if id is not None:
-        entry["id"] = id
-    if name is not None:
-        entry["function"]["name"] = name
-    if args is not None:
-        entry["function"]["arguments"] = args
-    entry.update(extras)
-    return entry
+#: litellm's spelling of a tool-call entry: always typed, always with a ``function``
+#: (litellm's types require one); ``tc(None, ...)`` sends ``"index": null``.
+tc = partial(support.tc, typed="always", function_always=True)
+
+
+def _usage(prompt: int, completion: int) -> Usage:
+    return Usage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+    )
 
 
 def chunk(
@@ -73,27 +57,26 @@ def chunk(
     error: Any = None,
 ) -> ModelResponseStream:
     """A real litellm ``ModelResponseStream`` chunk."""
-    delta = Delta(
-        role="assistant",
-        content=content,
-        reasoning_content=reasoning,
-        tool_calls=list(calls) or None,
-    )
-    kwargs: dict[str, Any] = {}
+    top: dict[str, Any] = {}
     if usage is not None:
-        kwargs["usage"] = Usage(
-            prompt_tokens=usage[0], completion_tokens=usage[1], total_tokens=sum(usage)
-        )
+        top["usage"] = _usage(*usage)
     if error is not None:
-        kwargs["error"] = error
-    made = ModelResponseStream(
-        model="test-model",
-        choices=[StreamingChoices(index=choice, delta=delta, finish_reason=finish)],
-        **kwargs,
+        top["error"] = error
+    body = support.chunk(
+        *calls,
+        content=content,
+        reasoning=reasoning,
+        finish=finish,
+        choice=choice,
+        delta={"role": "assistant"},
+        **top,
     )
+    made = to_litellm(body)
     for entry, call in zip(calls, made.choices[0].delta.tool_calls or [], strict=True):
         if entry.get("index", 0) is None:
-            call.index = None  # B6: litellm would have put 0 here
+            # B6: litellm puts 0 there (writing it into the entry it is given; to_litellm
+            # gives it a copy, so ``entry`` still says null)
+            call.index = None
         fields = entry["function"].get("provider_specific_fields")
         if fields:  # F1: litellm's Function drops this key on construction
             call.function.provider_specific_fields = fields
@@ -101,13 +84,7 @@ def chunk(
 
 
 def usage_chunk(prompt: int = 11, completion: int = 7) -> ModelResponseStream:
-    return ModelResponseStream(
-        model="test-model",
-        choices=[],
-        usage=Usage(
-            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
-        ),
-    )
+    return to_litellm(support.chunk(choices=[], usage=_usage(prompt, completion)))
 
 
 def model_response(
@@ -136,9 +113,7 @@ def model_response(
         message.reasoning_content = reasoning
     kwargs: dict[str, Any] = {}
     if usage is not None:
-        kwargs["usage"] = Usage(
-            prompt_tokens=usage[0], completion_tokens=usage[1], total_tokens=sum(usage)
-        )
+        kwargs["usage"] = _usage(*usage)
     return ModelResponse(
         model="test-model",
         choices=[Choices(index=0, finish_reason=finish, message=message)],

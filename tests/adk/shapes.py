@@ -62,8 +62,8 @@ SHAPES = [
     Shape(
         "A3",
         [
-            chunk(tc(0, "c1", "f", None), tc(0, None, None, '{"ci')),
-            chunk(tc(0, None, None, 'ty":"Paris"}')),
+            chunk(tc(0, "c1", "f"), tc(0, args='{"ci')),
+            chunk(tc(0, args='ty":"Paris"}')),
             DONE,
             usage_chunk(),
         ],
@@ -74,8 +74,8 @@ SHAPES = [
         [
             chunk(tc(0, "c1", "f", '{"city":')),
             chunk(tc(1, "c2", "g", '{"tz":')),
-            chunk(tc(0, None, None, '"Paris"}')),
-            chunk(tc(1, None, None, '"CET"}')),
+            chunk(tc(0, args='"Paris"}')),
+            chunk(tc(1, args='"CET"}')),
             DONE,
             usage_chunk(),
         ],
@@ -88,7 +88,7 @@ SHAPES = [
         [
             chunk(tc(0, "c1", "f", '{"city":')),
             chunk(tc(1, "c2", "g", G_ARGS)),
-            chunk(tc(0, None, None, '"Paris"}')),
+            chunk(tc(0, args='"Paris"}')),
             DONE,
             usage_chunk(),
         ],
@@ -103,9 +103,9 @@ SHAPES = [
     Shape(
         "B3-same-index-no-ids",
         [
-            chunk(tc(0, None, "f", '{"city":')),
-            chunk(tc(0, None, None, '"Paris"}')),
-            chunk(tc(0, None, "g", G_ARGS)),
+            chunk(tc(0, name="f", args='{"city":')),
+            chunk(tc(0, args='"Paris"}')),
+            chunk(tc(0, name="g", args=G_ARGS)),
             chunk(finish="stop"),
             usage_chunk(),
         ],
@@ -113,7 +113,10 @@ SHAPES = [
     ),
     Shape(
         "B3-one-chunk",
-        [chunk(tc(0, None, "f", F_ARGS), tc(0, None, "g", G_ARGS), finish="stop"), usage_chunk()],
+        [
+            chunk(tc(0, name="f", args=F_ARGS), tc(0, name="g", args=G_ARGS), finish="stop"),
+            usage_chunk(),
+        ],
         _two(None, None, finish="stop"),
     ),
     Shape(
@@ -134,8 +137,8 @@ SHAPES = [
         "B5-name-alone",
         [
             chunk(tc(0, "c1", "f", F_ARGS)),
-            chunk(tc(0, None, "g", None)),
-            chunk(tc(0, None, None, G_ARGS)),
+            chunk(tc(0, name="g")),
+            chunk(tc(0, args=G_ARGS)),
             DONE,
             usage_chunk(),
         ],
@@ -145,7 +148,7 @@ SHAPES = [
         "B6-no-index",
         [
             chunk(tc(None, "c1", "f", '{"city":')),
-            chunk(tc(None, None, None, '"Paris"}')),
+            chunk(tc(None, args='"Paris"}')),
             chunk(tc(None, "c2", "g", G_ARGS)),
             DONE,
             usage_chunk(),
@@ -161,8 +164,8 @@ SHAPES = [
         "B8-index-changes",
         [
             chunk(tc(1, "c1", "f", "")),
-            chunk(tc(0, None, None, '{"city":')),
-            chunk(tc(0, None, None, '"Paris"}')),
+            chunk(tc(0, args='{"city":')),
+            chunk(tc(0, args='"Paris"}')),
             DONE,
             usage_chunk(),
         ],
@@ -171,7 +174,7 @@ SHAPES = [
     ),
     Shape(
         "B9-phantom",
-        [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(-1, None, None, "{}")), DONE, usage_chunk()],
+        [chunk(tc(0, "c1", "f", F_ARGS)), chunk(tc(-1, args="{}")), DONE, usage_chunk()],
         _calls(("c1", "f", F_ARGS, None)),
         "all",
     ),
@@ -190,7 +193,7 @@ SHAPES = [
         "C2-name-in-pieces",
         [
             chunk(tc(0, "c1", "get_", "")),
-            chunk(tc(0, None, "weather", F_ARGS)),
+            chunk(tc(0, name="weather", args=F_ARGS)),
             DONE,
             usage_chunk(),
         ],
@@ -198,7 +201,7 @@ SHAPES = [
     ),
     Shape(
         "C3-name-after-arguments",
-        [chunk(tc(0, "c1", None, F_ARGS)), chunk(tc(0, None, "f", None)), DONE, usage_chunk()],
+        [chunk(tc(0, "c1", args=F_ARGS)), chunk(tc(0, name="f")), DONE, usage_chunk()],
         _calls(("c1", "f", F_ARGS, None)),
         "all",
     ),
@@ -206,7 +209,7 @@ SHAPES = [
         "C4-re-sent",
         [
             chunk(tc(0, "c1", "f", '{"city":')),
-            chunk(tc(0, None, None, '"Paris"}')),
+            chunk(tc(0, args='"Paris"}')),
             chunk(tc(0, "c1", "f", F_ARGS)),
             DONE,
             usage_chunk(),
@@ -221,15 +224,15 @@ SHAPES = [
     ),
     Shape(
         "D2-zero-arguments",
-        [chunk(tc(0, "c1", "ping", None)), DONE, usage_chunk()],
+        [chunk(tc(0, "c1", "ping")), DONE, usage_chunk()],
         _calls(("c1", "ping", "{}", None)),
     ),
     Shape(
         "D3-split-escapes",
         [
             chunk(tc(0, "c1", "f", '{"t":"caf\\u00')),
-            chunk(tc(0, None, None, 'e9 \\"q\\" \\ud83d')),
-            chunk(tc(0, None, None, '\\ude00\\r\\n"}')),
+            chunk(tc(0, args='e9 \\"q\\" \\ud83d')),
+            chunk(tc(0, args='\\ude00\\r\\n"}')),
             DONE,
             usage_chunk(),
         ],
@@ -239,7 +242,7 @@ SHAPES = [
         "D4-header-has-text",
         [
             chunk(tc(0, "c1", "f", '{"')),
-            chunk(tc(0, None, None, 'city":"Paris"}')),
+            chunk(tc(0, args='city":"Paris"}')),
             DONE,
             usage_chunk(),
         ],
@@ -281,8 +284,8 @@ SHAPES = [
         [
             chunk(tc(0, "c1", "f", '{"city":')),
             chunk(tc(0, "z1", "h", '{"w":'), choice=1),
-            chunk(tc(0, None, None, '"Paris"}')),
-            chunk(tc(0, None, None, "9}"), choice=1),
+            chunk(tc(0, args='"Paris"}')),
+            chunk(tc(0, args="9}"), choice=1),
             DONE,
             usage_chunk(),
         ],
@@ -385,7 +388,7 @@ SHAPES = [
         [
             chunk(tc(0, "c1", "f", '{"city":')),
             chunk(content="\n"),
-            chunk(tc(0, None, None, '"Paris"}')),
+            chunk(tc(0, args='"Paris"}')),
             DONE,
             usage_chunk(),
         ],

@@ -154,7 +154,7 @@ def test_partial_text_streams_live_around_tool_calls() -> None:
         chunk(content="Checking "),
         chunk(tc(0, "c1", "f", '{"city":')),
         chunk(content="now."),
-        chunk(tc(0, None, None, '"Paris"}')),
+        chunk(tc(0, args='"Paris"}')),
         chunk(finish="tool_calls"),
     ]
     parts = [p for parts in _partials(run(StreamFixLiteLlm, chunks)) for p in parts]

@@ -26,13 +26,13 @@ S1 = sig("signature-one")
 STANDARD = [
     chunk(content="Checking "),
     chunk(tc(0, "c1", "get_weather", "")),
-    chunk(tc(0, None, None, '{"city": "Pa')),
-    chunk(tc(0, None, None, 'ris", "days": [1, ')),
-    chunk(tc(0, None, None, '2], "note": "a \\"quoted\\" word"}')),
+    chunk(tc(0, args='{"city": "Pa')),
+    chunk(tc(0, args='ris", "days": [1, ')),
+    chunk(tc(0, args='2], "note": "a \\"quoted\\" word"}')),
     chunk(content="and "),
     chunk(tc(1, "c2", "get_time", "", extra_content={"google": {"thought_signature": S1}})),
-    chunk(tc(1, None, None, '{"tz"')),
-    chunk(tc(1, None, None, ': "CET"}')),
+    chunk(tc(1, args='{"tz"')),
+    chunk(tc(1, args=': "CET"}')),
     chunk(finish="tool_calls"),
     usage_chunk(),
 ]
@@ -100,7 +100,7 @@ def test_partial_responses_equal_stock_on_a_standard_stream(
 #: the same stream sent with one entry.
 A3_ONE_ENTRY = [
     chunk(tc(0, "c1", "f", '{"ci')),
-    chunk(tc(0, None, None, 'ty":"Paris"}')),
+    chunk(tc(0, args='ty":"Paris"}')),
     chunk(finish="tool_calls"),
     usage_chunk(),
 ]
@@ -151,8 +151,8 @@ def test_partial_call_responses_name_the_assembled_calls(shape: Shape) -> None:
 
 C5_CUMULATIVE = [
     chunk(tc(0, "c1", "f", '{"city":')),
-    chunk(tc(0, None, None, '{"city":"Par')),
-    chunk(tc(0, None, None, '{"city":"Paris"}')),
+    chunk(tc(0, args='{"city":"Par')),
+    chunk(tc(0, args='{"city":"Paris"}')),
     chunk(finish="tool_calls"),
 ]
 B4_ONE_STRING = [
@@ -161,7 +161,7 @@ B4_ONE_STRING = [
 ]
 SIGNATURE_REPLACED = [
     chunk(tc(0, "c1", "f", '{"city":', extra_content={"google": {"thought_signature": S1}})),
-    chunk(tc(0, None, None, '"Paris"}')),
+    chunk(tc(0, args='"Paris"}')),
     chunk(tc(0, extra_content={"google": {"thought_signature": sig("the-last-one")}})),
     chunk(finish="tool_calls"),
 ]

@@ -46,11 +46,11 @@ def streams(draw: st.DrawFn) -> tuple[list[Any], Any]:
         calls.append((f"call_{index}", name, arguments, None))
         if draw(st.booleans()):  # header alone, as OpenAI sends it
             fragments = [tc(index, f"call_{index}", name, "")]
-            fragments += [tc(index, None, None, piece) for piece in pieces if piece]
+            fragments += [tc(index, args=piece) for piece in pieces if piece]
         else:
             first, *rest = [p for p in pieces if p]
             fragments = [tc(index, f"call_{index}", name, first)]
-            fragments += [tc(index, None, None, piece) for piece in rest]
+            fragments += [tc(index, args=piece) for piece in rest]
         per_call.append([chunk(f) for f in fragments])
     if draw(st.booleans()):  # round-robin interleaving
         while any(per_call):

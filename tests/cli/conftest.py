@@ -4,10 +4,6 @@ exit status is the ``SystemExit`` code) or, for ``run`` and ``record``, as subpr
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 import pytest
 
 from streamfix.cli import main

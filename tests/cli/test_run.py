@@ -129,7 +129,7 @@ def test_start_up_imports_no_framework() -> None:
 )
 def test_each_framework_is_patched_when_imported(statement: str, patched: list[str]) -> None:
     code = f"{statement}\nimport streamfix\nprint(streamfix.installed())"
-    done = _run([sys.executable, "-c", code], STREAMFIX_AUTO="1", OPENAI_API_KEY="sk-test")
+    done = _run([sys.executable, "-c", code], STREAMFIX_AUTO="1")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == repr(patched)
 

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from chunks import KINDS, Kind
+from support import KINDS, Kind
 
 
 @pytest.fixture(params=KINDS)

@@ -7,10 +7,6 @@ leaking out of feed() or finish(). After an error the assembler refuses more inp
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 import copy
 import json
 from collections.abc import Iterator
@@ -19,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import (  # tests/core is on sys.path (conftest.py)
+from strategies import (
     HUGE,
     Streamed,
     examples,
@@ -28,6 +24,7 @@ from strategies import (  # tests/core is on sys.path (conftest.py)
     plain_json,
     streamed,
 )
+from support import chunk, tc
 
 import streamfix
 from streamfix import (
@@ -42,29 +39,7 @@ from streamfix import (
 pytestmark = pytest.mark.core
 
 
-def _chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-x",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "m",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-    }
-
-
-def _tc(index: Any, call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
-    entry: dict[str, Any] = {"index": index, "function": {}}
-    if call_id is not None:
-        entry["id"] = call_id
-        entry["type"] = "function"
-    if name is not None:
-        entry["function"]["name"] = name
-    if arguments is not None:
-        entry["function"]["arguments"] = arguments
-    return entry
-
-
-VALID = _chunk({"content": "ok"})
+VALID = chunk(content="ok")
 
 
 def _check_error(err: StreamFixError) -> None:
@@ -78,12 +53,12 @@ def _check_message(msg: AssembledMessage) -> None:
     assert isinstance(msg, AssembledMessage)
     assert isinstance(msg.content, str)
     assert isinstance(msg.reasoning, str)
-    for pos, tc in enumerate(msg.tool_calls):
-        assert isinstance(tc.name, str)
-        assert tc.name, "a call handed out with no name"
-        assert tc.index == pos
-        assert isinstance(tc.parsed, dict)
-        assert json.loads(tc.arguments) == tc.parsed
+    for pos, call in enumerate(msg.tool_calls):
+        assert isinstance(call.name, str)
+        assert call.name, "a call handed out with no name"
+        assert call.index == pos
+        assert isinstance(call.parsed, dict)
+        assert json.loads(call.arguments) == call.parsed
 
 
 def _assert_closed(asm: ToolCallAssembler) -> None:
@@ -99,9 +74,9 @@ def feed_guarded(chunks: list[Any], **kwargs: Any) -> AssembledMessage | StreamF
     Any other exception propagates and fails the test.
     """
     asm = ToolCallAssembler(**kwargs)
-    for chunk in chunks:
+    for body in chunks:
         try:
-            events = asm.feed(chunk)
+            events = asm.feed(body)
         except StreamFixError as err:
             _check_error(err)
             _assert_closed(asm)
@@ -222,10 +197,10 @@ def test_weird_indices_never_escape(indices: list[Any]) -> None:
     """Negative, huge, float, str, bytes indices: no IndexError, no giant allocation."""
     chunks = []
     for n, index in enumerate(indices):
-        chunks.append(_chunk({"tool_calls": [_tc(index, f"call_{n}", "f", "")]}))
-        chunks.append(_chunk({"tool_calls": [_tc(index, None, None, '{"n": ')]}))
-        chunks.append(_chunk({"tool_calls": [_tc(index, None, None, f"{n}}}")]}))
-    chunks.append(_chunk({}, "tool_calls"))
+        chunks.append(chunk(tc(index, f"call_{n}", "f", "")))
+        chunks.append(chunk(tc(index, args='{"n": ')))
+        chunks.append(chunk(tc(index, args=f"{n}}}")))
+    chunks.append(chunk(finish="tool_calls"))
     feed_guarded(chunks)
     assemble_guarded(chunks)
 
@@ -252,42 +227,41 @@ def _huge_cases() -> dict[str, list[Any]]:
     deep = "[" * 100_000 + "]" * 100_000
     return {
         "1MB argument string in one fragment": [
-            _chunk({"tool_calls": [_tc(0, "c", "f", mb_value)]}),
-            _chunk({}, "tool_calls"),
+            chunk(tc(0, "c", "f", mb_value)),
+            chunk(finish="tool_calls"),
         ],
         "1MB argument string in 1KB fragments": [
-            _chunk({"tool_calls": [_tc(0, "c", "f", "")]}),
-            *(
-                _chunk({"tool_calls": [_tc(0, None, None, mb_value[i : i + 1024])]})
-                for i in range(0, len(mb_value), 1024)
-            ),
-            _chunk({}, "tool_calls"),
+            chunk(tc(0, "c", "f", "")),
+            *(chunk(tc(0, args=mb_value[i : i + 1024])) for i in range(0, len(mb_value), 1024)),
+            chunk(finish="tool_calls"),
         ],
-        "1MB of open braces": [_chunk({"tool_calls": [_tc(0, "c", "f", "{" * (1 << 20))]})],
-        "1MB of garbage arguments": [_chunk({"tool_calls": [_tc(0, "c", "f", "x" + HUGE)]})],
-        "1MB name": [_chunk({"tool_calls": [_tc(0, "c", HUGE, "{}")]})],
-        "1MB id": [_chunk({"tool_calls": [_tc(0, HUGE, "f", "{}")]})],
-        "1MB content and reasoning": [_chunk({"content": HUGE, "reasoning_content": HUGE})],
+        "1MB of open braces": [chunk(tc(0, "c", "f", "{" * (1 << 20)))],
+        "1MB of garbage arguments": [chunk(tc(0, "c", "f", "x" + HUGE))],
+        "1MB name": [chunk(tc(0, "c", HUGE, "{}"))],
+        "1MB id": [chunk(tc(0, HUGE, "f", "{}"))],
+        "1MB content and reasoning": [chunk(delta={"content": HUGE, "reasoning_content": HUGE})],
         "1MB string as a chunk": [HUGE],
         "100k-deep array in arguments": [
-            _chunk({"tool_calls": [_tc(0, "c", "f", '{"a": ' + deep + "}")]}),
-            _chunk({}, "stop"),
+            chunk(tc(0, "c", "f", '{"a": ' + deep + "}")),
+            chunk(finish="stop"),
         ],
         "100k-deep arguments object (D1)": [
-            _chunk({"tool_calls": [_tc(0, "c", "f", _nested_dict(100_000))]}),
-            _chunk({}, "stop"),
+            chunk(tc(0, "c", "f", _nested_dict(100_000))),
+            chunk(finish="stop"),
         ],
         "100k-deep list as a chunk": [_nested_list(100_000)],
-        "100k-deep list as a delta": [_chunk(_nested_list(100_000))],  # type: ignore[arg-type]
+        "100k-deep list as a delta": [
+            chunk(choices=[{"index": 0, "delta": _nested_list(100_000), "finish_reason": None}])
+        ],
         "bytes chunk": [b'{"choices": []}', bytearray(b"{}"), memoryview(b"x")],
         "JSON text as a chunk": ['{"choices": [{"index": 0, "delta": {"content": "x"}}]}'],
-        "bytes arguments": [_chunk({"tool_calls": [_tc(0, "c", "f", b'{"a": 1}')]})],
-        "bytes name and id": [_chunk({"tool_calls": [_tc(0, b"c", b"f", "{}")]})],
+        "bytes arguments": [chunk(tc(0, "c", "f", b'{"a": 1}'))],
+        "bytes name and id": [chunk(tc(0, b"c", b"f", "{}"))],
         "lone surrogates": [
-            _chunk({"content": "\ud800", "tool_calls": [_tc(0, "c\udfff", "f\ud800", "")]}),
-            _chunk({"tool_calls": [_tc(0, None, None, '{"a": "\ud83d')]}),
-            _chunk({"tool_calls": [_tc(0, None, None, '\ude00"}')]}),
-            _chunk({}, "tool_calls"),
+            chunk(tc(0, "c\udfff", "f\ud800", ""), content="\ud800"),
+            chunk(tc(0, args='{"a": "\ud83d')),
+            chunk(tc(0, args='\ude00"}')),
+            chunk(finish="tool_calls"),
         ],
         "objects and types": [object(), int, ToolCallAssembler, ..., NotImplemented, 1j],
         "ollama native garbage": [
@@ -323,14 +297,11 @@ def test_one_megabyte_argument_value_survives() -> None:
 
 def _two_calls(big: str) -> list[dict[str, Any]]:
     return [
-        _chunk({"tool_calls": [_tc(0, "call_0", "read_file", "")]}),
-        _chunk({"tool_calls": [_tc(0, None, None, '{"path": "a.txt"}')]}),
-        _chunk({"tool_calls": [_tc(1, "call_1", "write_file", "")]}),
-        *(
-            _chunk({"tool_calls": [_tc(1, None, None, big[i : i + 7])]})
-            for i in range(0, len(big), 7)
-        ),
-        _chunk({}, "tool_calls"),
+        chunk(tc(0, "call_0", "read_file", "")),
+        chunk(tc(0, args='{"path": "a.txt"}')),
+        chunk(tc(1, "call_1", "write_file", "")),
+        *(chunk(tc(1, args=big[i : i + 7])) for i in range(0, len(big), 7)),
+        chunk(finish="tool_calls"),
     ]
 
 
@@ -338,8 +309,8 @@ def test_max_argument_bytes_raises_with_the_complete_calls() -> None:
     big = json.dumps({"text": "y" * 500})
     asm = ToolCallAssembler(max_argument_bytes=100)
     with pytest.raises(ArgumentsTooLargeError) as info:
-        for chunk in _two_calls(big):
-            asm.feed(chunk)
+        for body in _two_calls(big):
+            asm.feed(body)
         asm.finish()
     err = info.value
     assert isinstance(err, StreamFixError)
@@ -355,10 +326,10 @@ def test_max_argument_bytes_raises_with_the_complete_calls() -> None:
 def test_max_argument_bytes_is_raised_while_feeding() -> None:
     """The limit protects memory: it fires during feed(), not only at finish()."""
     asm = ToolCallAssembler(max_argument_bytes=1000)
-    asm.feed(_chunk({"tool_calls": [_tc(0, "c", "f", '{"a": "')]}))
+    asm.feed(chunk(tc(0, "c", "f", '{"a": "')))
     with pytest.raises(ArgumentsTooLargeError) as info:
         for _ in range(1000):
-            asm.feed(_chunk({"tool_calls": [_tc(0, None, None, "x" * 100)]}))
+            asm.feed(chunk(tc(0, args="x" * 100)))
     assert isinstance(info.value.message, AssembledMessage)
     _assert_closed(asm)
 
@@ -373,9 +344,9 @@ def test_max_argument_bytes_counts_utf8_bytes(value: str, slack: int) -> None:
     size = len(text.encode("utf-8"))
     limit = max(0, size + slack)
     chunks = [
-        _chunk({"tool_calls": [_tc(0, "c", "f", "")]}),
-        *(_chunk({"tool_calls": [_tc(0, None, None, ch)]}) for ch in text),
-        _chunk({}, "tool_calls"),
+        chunk(tc(0, "c", "f", "")),
+        *(chunk(tc(0, args=ch)) for ch in text),
+        chunk(finish="tool_calls"),
     ]
     if size <= limit:
         msg = streamfix.assemble(chunks, max_argument_bytes=limit)
@@ -392,15 +363,15 @@ def test_max_argument_bytes_counts_utf8_bytes(value: str, slack: int) -> None:
     "bad",
     [
         {"error": "model runner has unexpectedly stopped: out of memory"},
-        {**_chunk({}, "error"), "error": {"message": "upstream overloaded", "code": 502}},
+        chunk(finish="error", error={"message": "upstream overloaded", "code": 502}),
         {"id": "x", "choices": [], "error": {"message": "rate limited", "code": 429}},
     ],
     ids=["ollama-error", "openrouter-finish-error", "top-level-error"],
 )
 def test_after_a_provider_error_the_assembler_is_closed(bad: dict[str, Any]) -> None:
     asm = ToolCallAssembler()
-    asm.feed(_chunk({"content": "partial "}))
-    asm.feed(_chunk({"tool_calls": [_tc(0, "call_0", "f", '{"a": 1}')]}))
+    asm.feed(chunk(content="partial "))
+    asm.feed(chunk(tc(0, "call_0", "f", '{"a": 1}')))
     with pytest.raises(ProviderStreamError) as info:
         asm.feed(bad)
     err = info.value
@@ -418,6 +389,6 @@ def test_any_feed_error_closes_the_assembler(s: Streamed, limit: int, data: Any)
     chunks = list(s.chunks)
     if data.draw(st.booleans()):
         at = data.draw(st.integers(0, len(chunks)))
-        chunks.insert(at, data.draw(st.sampled_from([{"error": "boom"}, _chunk({}, "error")])))
+        chunks.insert(at, data.draw(st.sampled_from([{"error": "boom"}, chunk(finish="error")])))
     feed_guarded(chunks, max_argument_bytes=limit)
     assemble_guarded(chunks, max_argument_bytes=limit)

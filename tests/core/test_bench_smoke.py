@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # The contenders are in the test dependencies (nox installs the bench group): a missing
 # one is a failure here, not a skip.

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from support import chunk, tc
 
 import streamfix
 
 
-def _chunk(*calls: dict[str, object], finish: str | None = None) -> dict[str, object]:
-    return {
-        "choices": [{"index": 0, "delta": {"tool_calls": list(calls)}, "finish_reason": finish}]
-    }
-
-
 def test_truncation_error_names_the_incomplete_call() -> None:
     chunks = [
-        _chunk({"index": 0, "id": "a", "function": {"name": "ls", "arguments": "{}"}}),
-        _chunk({"index": 1, "id": "b", "function": {"name": "cat", "arguments": '{"p": "x'}}),
-        _chunk(finish="length"),
+        chunk(tc(0, "a", "ls", "{}")),
+        chunk(tc(1, "b", "cat", '{"p": "x')),
+        chunk(finish="length"),
     ]
     with pytest.raises(streamfix.TruncatedToolCallError) as caught:
         streamfix.assemble(chunks)
@@ -27,7 +22,7 @@ def test_truncation_error_names_the_incomplete_call() -> None:
 
 
 def test_malformed_error_names_the_call() -> None:
-    chunks = [_chunk({"index": 0, "id": "a", "function": {"name": "ls", "arguments": "[1, 2]"}})]
+    chunks = [chunk(tc(0, "a", "ls", "[1, 2]"))]
     with pytest.raises(streamfix.MalformedToolCallError) as caught:
         streamfix.assemble(chunks)
     assert caught.value.partial_names == {0: "ls"}

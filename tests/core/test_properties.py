@@ -8,10 +8,6 @@ parsed arguments, signatures, text, reasoning and finish reason.
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterable
@@ -20,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import (  # tests/core is on sys.path (conftest.py)
+from strategies import (
     DIALECTS,
     NAME_POOL,
     Response,

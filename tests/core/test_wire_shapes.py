@@ -1,8 +1,9 @@
 """One named example test per wire shape of docs/wire-shapes.md (A1..F4), plus events.
 
-Each test states the stream as chunk dicts (see ``chunks.py``) and runs it as dicts, as
-``openai`` ``ChatCompletionChunk`` objects and as ``litellm`` ``ModelResponseStream`` objects
-(the ``kind`` fixture), except where a type cannot carry the shape (said in a comment).
+Each test states the stream as chunk dicts (``tests/support/chunks.py``) and runs it as
+dicts, as ``openai`` ``ChatCompletionChunk`` objects and as ``litellm``
+``ModelResponseStream`` objects (the ``kind`` fixture), except where a type cannot carry
+the shape (said in a comment).
 Every stream goes through both ``assemble()`` and ``ToolCallAssembler.feed()/finish()``;
 the two must agree.
 """
@@ -16,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from chunks import Kind, chunk, tc, tool_delta
+from support import ABSENT, Kind, chunk, tc
 
 import streamfix
 from streamfix import (
@@ -86,13 +87,15 @@ def split(text: str, *cuts: int) -> list[str]:
 
 
 def role() -> dict[str, Any]:
-    return chunk({"role": "assistant", "content": ""})
+    return chunk(delta={"role": "assistant", "content": ""})
 
 
-def frags(index: Any, pieces: list[str], id: Any = "-", name: Any = "-") -> list[dict[str, Any]]:
+def frags(
+    index: Any, pieces: list[str], id: Any = ABSENT, name: Any = ABSENT
+) -> list[dict[str, Any]]:
     """A call header (id, name, first piece) then one chunk per following piece."""
-    first = chunk(tool_delta(tc(index, id, name, pieces[0], type="function")))
-    return [first] + [chunk(tool_delta(tc(index, "-", "-", piece))) for piece in pieces[1:]]
+    first = chunk(tc(index, id, name, pieces[0], type="function"))
+    return [first] + [chunk(tc(index, args=piece)) for piece in pieces[1:]]
 
 
 WEATHER_PARIS = {"city": "Paris", "unit": "celsius"}
@@ -107,18 +110,16 @@ def test_a1_several_complete_calls_and_finish_reason_in_one_delta(kind: Kind, fi
     bodies = [
         role(),
         chunk(
-            tool_delta(
-                tc(0, "call_1", "get_weather", json.dumps(WEATHER_PARIS), type="function"),
-                tc(
-                    1,
-                    "call_2",
-                    "get_weather",
-                    json.dumps(WEATHER_TOKYO, ensure_ascii=False),
-                    type="function",
-                ),
-                tc(2, "call_3", "get_time", '{"tz": "Europe/Paris"}', type="function"),
+            tc(0, "call_1", "get_weather", json.dumps(WEATHER_PARIS), type="function"),
+            tc(
+                1,
+                "call_2",
+                "get_weather",
+                json.dumps(WEATHER_TOKYO, ensure_ascii=False),
+                type="function",
             ),
-            finish_reason=finish,
+            tc(2, "call_3", "get_time", '{"tz": "Europe/Paris"}', type="function"),
+            finish=finish,
         ),
     ]
     msg = run(kind, bodies)
@@ -140,13 +141,14 @@ def test_a1_several_complete_calls_and_finish_reason_in_one_delta(kind: Kind, fi
 
 @pytest.mark.parametrize("reasoning_key", ["reasoning_content", "reasoning"])
 def test_a2_calls_text_and_reasoning_in_one_delta(kind: Kind, reasoning_key: str) -> None:
-    delta = tool_delta(
+    body = chunk(
         tc(0, "call_1", "get_weather", json.dumps(WEATHER_PARIS)),
         tc(1, "call_2", "get_weather", json.dumps(WEATHER_TOKYO)),
         content="Je vérifie les deux villes.",
-        **{reasoning_key: "L'utilisateur veut deux météos."},
+        delta={reasoning_key: "L'utilisateur veut deux météos."},
+        finish="tool_calls",
     )
-    msg = run(kind, [role(), chunk(delta, finish_reason="tool_calls")])
+    msg = run(kind, [role(), body])
     assert calls(msg) == [
         (0, "call_1", "get_weather", WEATHER_PARIS, None),
         (1, "call_2", "get_weather", WEATHER_TOKYO, None),
@@ -159,10 +161,10 @@ def test_a2_calls_text_and_reasoning_in_one_delta(kind: Kind, reasoning_key: str
 def test_a3_same_index_twice_in_one_delta_is_one_call(kind: Kind) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "c1", "list_files", "-"), tc(0, "-", "-", ' {"'))),
-        chunk(tool_delta(tc(0, "-", "-", 'path": "sr'))),
-        chunk(tool_delta(tc(0, "-", "-", 'c/", "recursive": true}'))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, "c1", "list_files"), tc(0, args=' {"')),
+        chunk(tc(0, args='path": "sr')),
+        chunk(tc(0, args='c/", "recursive": true}')),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [(0, "c1", "list_files", {"path": "src/", "recursive": True}, None)]
@@ -180,16 +182,16 @@ def test_b1_fragments_of_several_indices_go_to_their_own_call(kind: Kind, order:
         bodies = frags(0, a, "call_a", "read_file") + frags(1, b, "call_b", "grep")
     else:
         head = [
-            chunk(tool_delta(tc(0, "call_a", "read_file", ""))),
-            chunk(tool_delta(tc(1, "call_b", "grep", ""))),
+            chunk(tc(0, "call_a", "read_file", "")),
+            chunk(tc(1, "call_b", "grep", "")),
         ]
         mixed = [
-            chunk(tool_delta(tc(i, "-", "-", piece)))
+            chunk(tc(i, args=piece))
             for pair in zip(a, b, strict=True)
             for i, piece in enumerate(pair)
         ]
         bodies = head + mixed
-    msg = run(kind, [role(), *bodies, chunk(None, finish_reason="tool_calls")])
+    msg = run(kind, [role(), *bodies, chunk(finish="tool_calls")])
     assert calls(msg) == [
         (0, "call_a", "read_file", {"path": "src/main.py", "line": 42}, None),
         (1, "call_b", "grep", {"query": "def main(", "limit": 5}, None),
@@ -204,10 +206,10 @@ def test_b2_same_index_reused_with_distinct_ids(kind: Kind, fragmented: bool) ->
         )
     else:
         bodies = [
-            chunk(tool_delta(tc(0, "a", "search", '{"q": "x"}'))),
-            chunk(tool_delta(tc(0, "b", "search", '{"q": "y"}'))),
+            chunk(tc(0, "a", "search", '{"q": "x"}')),
+            chunk(tc(0, "b", "search", '{"q": "y"}')),
         ]
-    msg = run(kind, [role(), *bodies, chunk(None, finish_reason="tool_calls")])
+    msg = run(kind, [role(), *bodies, chunk(finish="tool_calls")])
     assert calls(msg) == [
         (0, "a", "search", {"q": "x"}, None),
         (1, "b", "search", {"q": "y"}, None),
@@ -216,17 +218,17 @@ def test_b2_same_index_reused_with_distinct_ids(kind: Kind, fragmented: bool) ->
 
 @pytest.mark.parametrize("no_id", ["absent", "null"])
 def test_b3_same_index_no_ids_one_call_per_json_value(kind: Kind, no_id: str) -> None:
-    id_: Any = "-" if no_id == "absent" else None
+    id_: Any = ABSENT if no_id == "absent" else None
     bodies = [
         role(),
         # braces and escaped quotes inside strings must not end the value
-        chunk(tool_delta(tc(0, id_, "grep", '{"pattern": "if (x) {'))),
-        chunk(tool_delta(tc(0, id_, "-", '\\"}\\" }", "path": "s'))),
-        chunk(tool_delta(tc(0, id_, "-", 'rc"}'))),
-        chunk(tool_delta(tc(0, id_, "read_file", '{"path"'))),
-        chunk(tool_delta(tc(0, id_, "-", ': "src/{a}.py"}'))),
-        chunk(tool_delta(tc(0, id_, "read_file", '{"path": "b.py"}'))),
-        chunk(None, finish_reason="stop"),
+        chunk(tc(0, id_, "grep", '{"pattern": "if (x) {')),
+        chunk(tc(0, id_, args='\\"}\\" }", "path": "s')),
+        chunk(tc(0, id_, args='rc"}')),
+        chunk(tc(0, id_, "read_file", '{"path"')),
+        chunk(tc(0, id_, args=': "src/{a}.py"}')),
+        chunk(tc(0, id_, "read_file", '{"path": "b.py"}')),
+        chunk(finish="stop"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -254,7 +256,7 @@ def test_b4_concatenated_values_in_one_argument_string(kind: Kind, cuts: tuple[i
     bodies = [
         role(),
         *frags(0, pieces, "call_x", "read_file"),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -268,11 +270,11 @@ def test_b4_concatenated_values_in_one_argument_string(kind: Kind, cuts: tuple[i
 def test_b5_name_alone_at_complete_index_starts_new_call(kind: Kind, second: str) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "read_file", '{"path": "a.txt"}'))),
-        chunk(tool_delta(tc(0, "-", second, "-"))),
-        chunk(tool_delta(tc(0, "-", "-", '{"path": '))),
-        chunk(tool_delta(tc(0, "-", "-", '"b.txt"}'))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, "call_1", "read_file", '{"path": "a.txt"}')),
+        chunk(tc(0, name=second)),
+        chunk(tc(0, args='{"path": ')),
+        chunk(tc(0, args='"b.txt"}')),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -287,34 +289,32 @@ def test_b5_name_alone_at_complete_index_starts_new_call(kind: Kind, second: str
 @pytest.mark.parametrize("missing", ["absent", "null"])
 @pytest.mark.parametrize("layout", ["continuations", "ids-every-fragment", "one-delta"])
 def test_b6_index_missing_routes_by_id(kind: Kind, missing: str, layout: str) -> None:
-    ix: Any = "-" if missing == "absent" else None
+    ix: Any = ABSENT if missing == "absent" else None
     if layout == "continuations":
         parts = [
             tc(ix, "call_a", "get_weather", ""),
-            tc(ix, "-", "-", '{"city": "Pa'),
-            tc(ix, "-", "-", 'ris"}'),
+            tc(ix, args='{"city": "Pa'),
+            tc(ix, args='ris"}'),
             tc(ix, "call_b", "get_time", '{"tz'),
-            tc(ix, "-", "-", '": "UTC"}'),
+            tc(ix, args='": "UTC"}'),
         ]
-        bodies = [chunk(tool_delta(part)) for part in parts]
+        bodies = [chunk(part) for part in parts]
     elif layout == "ids-every-fragment":
         parts = [
             tc(ix, "call_a", "get_weather", '{"city": '),
             tc(ix, "call_b", "get_time", '{"tz": '),
-            tc(ix, "call_a", "-", '"Paris"}'),
-            tc(ix, "call_b", "-", '"UTC"}'),
+            tc(ix, "call_a", args='"Paris"}'),
+            tc(ix, "call_b", args='"UTC"}'),
         ]
-        bodies = [chunk(tool_delta(part)) for part in parts]
+        bodies = [chunk(part) for part in parts]
     else:
         bodies = [
             chunk(
-                tool_delta(
-                    tc(ix, "call_a", "get_weather", '{"city": "Paris"}'),
-                    tc(ix, "call_b", "get_time", '{"tz": "UTC"}'),
-                )
+                tc(ix, "call_a", "get_weather", '{"city": "Paris"}'),
+                tc(ix, "call_b", "get_time", '{"tz": "UTC"}'),
             )
         ]
-    msg = run(kind, [role(), *bodies, chunk(None, finish_reason="stop")])
+    msg = run(kind, [role(), *bodies, chunk(finish="stop")])
     assert calls(msg) == [
         (0, "call_a", "get_weather", {"city": "Paris"}, None),
         (1, "call_b", "get_time", {"tz": "UTC"}, None),
@@ -324,12 +324,12 @@ def test_b6_index_missing_routes_by_id(kind: Kind, missing: str, layout: str) ->
 def test_b7_indices_above_zero_skipping_or_negative(kind: Kind) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(tc(3, "toolu_a", "read_file", '{"path":'))),
-        chunk(tool_delta(tc(7, "toolu_b", "list_dir", '{"dir": "."}'))),
-        chunk(tool_delta(tc(3, "-", "-", ' "x.md"}'))),
-        chunk(tool_delta(tc(-2, "toolu_c", "get_time", ""))),
-        chunk(tool_delta(tc(-2, "-", "-", '{"tz": "UTC"}'))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(3, "toolu_a", "read_file", '{"path":')),
+        chunk(tc(7, "toolu_b", "list_dir", '{"dir": "."}')),
+        chunk(tc(3, args=' "x.md"}')),
+        chunk(tc(-2, "toolu_c", "get_time", "")),
+        chunk(tc(-2, args='{"tz": "UTC"}')),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -342,12 +342,12 @@ def test_b7_indices_above_zero_skipping_or_negative(kind: Kind) -> None:
 def test_b8_index_changes_inside_one_call(kind: Kind) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(tc(1, "x", "search", ""))),
-        chunk(tool_delta(tc(0, "-", "-", '{"q":'))),
-        chunk(tool_delta(tc(0, "-", "-", ' "v"}'))),
-        chunk(tool_delta(tc(3, "y", "fetch", ""))),
-        chunk(tool_delta(tc(2, "-", "-", '{"url": "https://e.x/"}'))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(1, "x", "search", "")),
+        chunk(tc(0, args='{"q":')),
+        chunk(tc(0, args=' "v"}')),
+        chunk(tc(3, "y", "fetch", "")),
+        chunk(tc(2, args='{"url": "https://e.x/"}')),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -358,14 +358,14 @@ def test_b8_index_changes_inside_one_call(kind: Kind) -> None:
 
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_b9_phantom_entry_dropped_with_diagnostic(kind: Kind, where: str) -> None:
-    thinking = chunk({"reasoning_content": "I should read the file."})
-    phantom = chunk(tool_delta(tc(-1, "-", "-", "{}")))
+    thinking = chunk(reasoning="I should read the file.")
+    phantom = chunk(tc(-1, args="{}"))
     real = [
-        chunk(tool_delta(tc(0, "toolu_1", "read_file", ""))),
-        chunk(tool_delta(tc(0, "-", "-", '{"path": "a.py"}'))),
+        chunk(tc(0, "toolu_1", "read_file", "")),
+        chunk(tc(0, args='{"path": "a.py"}')),
     ]
     middle = [phantom, *real] if where == "before" else [*real, phantom]
-    msg = run(kind, [role(), thinking, *middle, chunk(None, finish_reason="tool_calls")])
+    msg = run(kind, [role(), thinking, *middle, chunk(finish="tool_calls")])
     assert calls(msg) == [(0, "toolu_1", "read_file", {"path": "a.py"}, None)]
     assert msg.reasoning == "I should read the file."
     assert codes(msg).count("phantom-call") == 1
@@ -381,8 +381,8 @@ def test_c1_name_and_id_repeated_on_every_fragment(kind: Kind) -> None:
     for i, (cid, name, pieces) in enumerate(
         [("call_1", "read_file", pieces_a), ("call_2", "read_file", pieces_b)]
     ):
-        bodies += [chunk(tool_delta(tc(i, cid, name, p, type="function"))) for p in pieces]
-    msg = run(kind, [*bodies, chunk(None, finish_reason="tool_calls")])
+        bodies += [chunk(tc(i, cid, name, p, type="function")) for p in pieces]
+    msg = run(kind, [*bodies, chunk(finish="tool_calls")])
     assert calls(msg) == [
         (0, "call_1", "read_file", {"path": "README.md"}, None),
         (1, "call_2", "read_file", {"path": "docs/index.md"}, None),
@@ -405,11 +405,11 @@ TOOL_FORMS: dict[str, Any] = {
 def test_c2_name_streamed_in_pieces(kind: Kind, tools: str) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "edit_ex", ""))),
-        chunk(tool_delta(tc(0, "-", "isting_file", ""))),
-        chunk(tool_delta(tc(0, "-", "-", '{"filepath": "a.py", '))),
-        chunk(tool_delta(tc(0, "-", "-", '"replacement": "x = 1\\n"}'))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, "call_1", "edit_ex", "")),
+        chunk(tc(0, name="isting_file", args="")),
+        chunk(tc(0, args='{"filepath": "a.py", ')),
+        chunk(tc(0, args='"replacement": "x = 1\\n"}')),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies, tools=TOOL_FORMS[tools])
     assert calls(msg) == [
@@ -429,10 +429,10 @@ def test_c2_declared_tools_decide_repeat_or_pieces(
 ) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "echo", ""))),
-        chunk(tool_delta(tc(0, "-", "echo", '{"text": '))),
-        chunk(tool_delta(tc(0, "-", "-", '"hi"}'))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, "call_1", "echo", "")),
+        chunk(tc(0, name="echo", args='{"text": ')),
+        chunk(tc(0, args='"hi"}')),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies, tools=declared)
     assert calls(msg) == [(0, "call_1", expected, {"text": "hi"}, None)]
@@ -442,20 +442,20 @@ def test_c2_declared_tools_decide_repeat_or_pieces(
 def test_c3_name_arrives_after_arguments(kind: Kind, layout: str) -> None:
     if layout == "name-last":
         parts = [
-            tc(0, "call_1", "-", '{"q":'),
-            tc(0, "-", "-", ' "weather"}'),
-            tc(0, "-", "search", "-"),
+            tc(0, "call_1", args='{"q":'),
+            tc(0, args=' "weather"}'),
+            tc(0, name="search"),
         ]
     else:
         parts = [
-            tc(0, "call_1", "-", ""),
-            tc(0, "-", "-", '{"q": "wea'),
-            tc(0, "-", "search", 'ther"}'),
+            tc(0, "call_1", args=""),
+            tc(0, args='{"q": "wea'),
+            tc(0, name="search", args='ther"}'),
         ]
     bodies = [
         role(),
-        *[chunk(tool_delta(p)) for p in parts],
-        chunk(None, finish_reason="tool_calls"),
+        *[chunk(p) for p in parts],
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [(0, "call_1", "search", {"q": "weather"}, None)]
@@ -468,12 +468,12 @@ def test_c4_complete_arguments_resent_are_dropped(kind: Kind, resend: str) -> No
         "reserialized": '{"city": "Paris"}',
         "without-name": '{"city":"Paris"}',
     }[resend]
-    name = "-" if resend == "without-name" else "get_weather"
+    name = ABSENT if resend == "without-name" else "get_weather"
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "get_weather", '{"city":'))),
-        chunk(tool_delta(tc(0, "-", "-", '"Paris"}'))),
-        chunk(tool_delta(tc(0, "call_1", name, args)), finish_reason="tool_calls"),
+        chunk(tc(0, "call_1", "get_weather", '{"city":')),
+        chunk(tc(0, args='"Paris"}')),
+        chunk(tc(0, "call_1", name, args), finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [(0, "call_1", "get_weather", {"city": "Paris"}, None)]
@@ -486,11 +486,9 @@ def test_c4_summary_chunk_resending_every_call(kind: Kind) -> None:
         *frags(0, ['{"city": "Pa', 'ris"}'], "call_1", "get_weather"),
         *frags(1, ['{"tz": "U', 'TC"}'], "call_2", "get_time"),
         chunk(
-            tool_delta(
-                tc(0, "call_1", "get_weather", '{"city": "Paris"}'),
-                tc(1, "call_2", "get_time", '{"tz": "UTC"}'),
-            ),
-            finish_reason="tool_calls",
+            tc(0, "call_1", "get_weather", '{"city": "Paris"}'),
+            tc(1, "call_2", "get_time", '{"tz": "UTC"}'),
+            finish="tool_calls",
         ),
     ]
     msg = run(kind, bodies)
@@ -505,9 +503,9 @@ def test_c5_cumulative_arguments(kind: Kind) -> None:
     # stretch goal of the spec
     full = '{"q": "new york \\"pizza\\"", "n": 3}'
     prefixes = [full[:k] for k in (6, 12, 19, 28)] + [full]
-    bodies = [role(), chunk(tool_delta(tc(0, "call_1", "search", prefixes[0])))]
-    bodies += [chunk(tool_delta(tc(0, "-", "-", p))) for p in prefixes[1:]]
-    msg = run(kind, [*bodies, chunk(None, finish_reason="tool_calls")])
+    bodies = [role(), chunk(tc(0, "call_1", "search", prefixes[0]))]
+    bodies += [chunk(tc(0, args=p)) for p in prefixes[1:]]
+    msg = run(kind, [*bodies, chunk(finish="tool_calls")])
     assert calls(msg) == [(0, "call_1", "search", {"q": 'new york "pizza"', "n": 3}, None)]
 
 
@@ -518,9 +516,9 @@ def test_d1_arguments_as_json_object(kind: Kind) -> None:
     args = {"q": "café", "opts": {"deep": [1, 2.5, None, True]}, "empty": {}}
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "search", args))),
-        chunk(tool_delta(tc(1, "call_2", "get_time", {}))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, "call_1", "search", args)),
+        chunk(tc(1, "call_2", "get_time", {})),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -529,13 +527,13 @@ def test_d1_arguments_as_json_object(kind: Kind) -> None:
     ]
 
 
-@pytest.mark.parametrize("args", ["", "-", None], ids=["empty", "absent", "null"])
+@pytest.mark.parametrize("args", ["", ABSENT, None], ids=["empty", "absent", "null"])
 def test_d2_zero_argument_tool(kind: Kind, args: Any) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "get_time", args))),
-        chunk(tool_delta(tc(1, "call_2", "list_tabs", args))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, "call_1", "get_time", args)),
+        chunk(tc(1, "call_2", "list_tabs", args)),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -578,7 +576,7 @@ def test_d3_escapes_split_between_fragments(kind: Kind, cutting: str) -> None:
         [
             role(),
             *frags(0, pieces, "call_1", "write_file"),
-            chunk(None, finish_reason="tool_calls"),
+            chunk(finish="tool_calls"),
         ],
     )
     assert calls(msg) == [(0, "call_1", "write_file", D3_VALUE, None)]
@@ -591,7 +589,7 @@ def test_d4_header_already_carries_first_characters(kind: Kind, head: str) -> No
     bodies = [
         role(),
         *frags(0, [head, full[len(head) :]], "call_1", "open_file"),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [(0, "call_1", "open_file", {"path": "a.txt", "mode": "r"}, None)]
@@ -606,7 +604,7 @@ def test_e1_calls_end_with_stop(kind: Kind, finish: str) -> None:
         role(),
         *frags(0, ['{"city"', ': "Paris"}'], "call_1", "get_weather"),
         *frags(1, ['{"tz": "UTC"}'], "call_2", "get_time"),
-        chunk(None, finish_reason=finish),
+        chunk(finish=finish),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -622,21 +620,16 @@ def test_e2_intermediate_finish_reason_does_not_truncate(kind: Kind, layout: str
     middle = "length" if layout == "length-inside-a-call" else "tool_calls"
     if layout == "between-calls":
         bodies = [
-            chunk(
-                tool_delta(tc(0, "call_1", "get_weather", '{"city": "Paris"}')),
-                finish_reason="tool_calls",
-            ),
-            chunk(
-                tool_delta(tc(1, "call_2", "get_time", '{"tz": "UTC"}')), finish_reason="tool_calls"
-            ),
+            chunk(tc(0, "call_1", "get_weather", '{"city": "Paris"}'), finish="tool_calls"),
+            chunk(tc(1, "call_2", "get_time", '{"tz": "UTC"}'), finish="tool_calls"),
         ]
     else:
         bodies = [
-            chunk(tool_delta(tc(0, "call_1", "get_weather", '{"city": '))),
-            chunk(None, finish_reason=middle),
-            chunk(tool_delta(tc(0, "-", "-", '"Paris"}'))),
-            chunk(tool_delta(tc(1, "call_2", "get_time", '{"tz": "UTC"}'))),
-            chunk(None, finish_reason="tool_calls"),
+            chunk(tc(0, "call_1", "get_weather", '{"city": ')),
+            chunk(finish=middle),
+            chunk(tc(0, args='"Paris"}')),
+            chunk(tc(1, "call_2", "get_time", '{"tz": "UTC"}')),
+            chunk(finish="tool_calls"),
         ]
     msg = run(kind, [role(), *bodies])
     assert calls(msg) == [
@@ -649,7 +642,7 @@ def test_e2_intermediate_finish_reason_does_not_truncate(kind: Kind, layout: str
 def test_e3_no_finish_reason(kind: Kind) -> None:
     bodies = [
         role(),
-        chunk({"content": "Checking."}),
+        chunk(content="Checking."),
         *frags(0, ['{"city": "Pa', 'ris"}'], "call_1", "get_weather"),
     ]
     msg = run(kind, bodies)
@@ -665,12 +658,12 @@ def test_e4_truncated_arguments_raise_with_complete_calls(kind: Kind, end: str) 
         second = ['{"path": "src/ma', 'in.py", "note": "a\\']
     bodies = [
         role(),
-        chunk({"content": "Reading both."}),
+        chunk(content="Reading both."),
         *frags(0, ['{"path": ', '"a.py"}'], "call_1", "read_file"),
         *frags(1, second, "call_2", "read_file"),
     ]
     if end != "stream-ends":
-        bodies.append(chunk(None, finish_reason="length"))
+        bodies.append(chunk(finish="length"))
     partial = "".join(second)
 
     with pytest.raises(TruncatedToolCallError) as info:
@@ -688,13 +681,13 @@ def test_e4_truncated_arguments_raise_with_complete_calls(kind: Kind, end: str) 
     assert info2.value.partial_arguments == {1: partial}
     assert info2.value.message == err.message
     with pytest.raises(AssemblerClosedError):
-        asm.feed(kind.one(chunk({"content": "more"})))
+        asm.feed(kind.one(chunk(content="more")))
 
 
 def _before_error() -> list[dict[str, Any]]:
     return [
         role(),
-        chunk({"content": "Let me look."}),
+        chunk(content="Let me look."),
         *frags(0, ['{"path": "a.py"}'], "call_1", "read_file"),
         *frags(1, ['{"path": "b'], "call_2", "read_file"),
     ]
@@ -723,7 +716,7 @@ def test_e5_ollama_error_object_mid_stream(kind: Kind) -> None:
         asm.feed({"error": OLLAMA_OOM})
     _check_provider_error(info.value, OLLAMA_OOM)
     with pytest.raises(AssemblerClosedError):
-        asm.feed(chunk({"content": "more"}))
+        asm.feed(chunk(content="more"))
     with pytest.raises(AssemblerClosedError):
         asm.finish()
     with pytest.raises(ProviderStreamError) as info2:
@@ -737,8 +730,8 @@ OPENROUTER_TEXT = "Provider returned error: upstream model overloaded"
 def test_e5_openrouter_error_chunk_mid_stream(kind: Kind) -> None:
     # litellm maps finish_reason "error" to "stop"; the top-level error object survives
     error_chunk = chunk(
-        {"content": ""},
-        finish_reason="error",
+        content="",
+        finish="error",
         provider="SomeProvider",
         error={"code": 502, "message": OPENROUTER_TEXT},
     )
@@ -747,7 +740,7 @@ def test_e5_openrouter_error_chunk_mid_stream(kind: Kind) -> None:
         asm.feed(kind.one(error_chunk))
     _check_provider_error(info.value, OPENROUTER_TEXT)
     with pytest.raises(AssemblerClosedError):
-        asm.feed(kind.one(chunk({"content": "more"})))
+        asm.feed(kind.one(chunk(content="more")))
     with pytest.raises(ProviderStreamError) as info2:
         streamfix.assemble(kind([*_before_error(), error_chunk]))
     _check_provider_error(info2.value, OPENROUTER_TEXT)
@@ -758,11 +751,11 @@ def test_e5_openrouter_error_chunk_mid_stream(kind: Kind) -> None:
 def test_e5_finish_reason_error_without_error_object(kind: Kind) -> None:
     asm, _ = feed_all(kind(_before_error()))
     with pytest.raises(ProviderStreamError) as info:
-        asm.feed(kind.one(chunk(None, finish_reason="error")))
+        asm.feed(kind.one(chunk(finish="error")))
     assert info.value.message is not None
     assert calls(info.value.message) == [(0, "call_1", "read_file", {"path": "a.py"}, None)]
     with pytest.raises(AssemblerClosedError):
-        asm.feed(kind.one(chunk({"content": "more"})))
+        asm.feed(kind.one(chunk(content="more")))
 
 
 USAGE = {"prompt_tokens": 31, "completion_tokens": 17, "total_tokens": 48}
@@ -786,7 +779,7 @@ def test_e6_chunks_with_empty_choices(kind: Kind) -> None:
         azure_first,
         role(),
         *frags(0, ['{"city": ', '"Paris"}'], "call_1", "get_weather"),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(finish="tool_calls"),
         chunk(choices=[], usage=dict(USAGE)),
     ]
     msg = run(kind, bodies)
@@ -805,17 +798,17 @@ def _two_choices(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any
 
 def test_e7_several_choices_interleaved(kind: Kind) -> None:
     bodies = [
-        chunk({"role": "assistant", "content": "A"}, choice=0),
-        chunk({"role": "assistant", "content": "B"}, choice=1),
-        chunk(tool_delta(tc(0, "c0", "get_weather", '{"city": ')), choice=0),
-        chunk(tool_delta(tc(0, "c1", "get_time", '{"tz": ')), choice=1),
+        chunk(delta={"role": "assistant", "content": "A"}, choice=0),
+        chunk(delta={"role": "assistant", "content": "B"}, choice=1),
+        chunk(tc(0, "c0", "get_weather", '{"city": '), choice=0),
+        chunk(tc(0, "c1", "get_time", '{"tz": '), choice=1),
         _two_choices(
-            chunk(tool_delta(tc(0, "-", "-", '"Paris"}')), choice=0),
-            chunk(tool_delta(tc(0, "-", "-", '"UTC"}')), choice=1),
+            chunk(tc(0, args='"Paris"}'), choice=0),
+            chunk(tc(0, args='"UTC"}'), choice=1),
         ),
-        chunk({"content": "!"}, choice=1),
-        chunk(None, finish_reason="tool_calls", choice=0),
-        chunk(None, finish_reason="stop", choice=1),
+        chunk(content="!", choice=1),
+        chunk(finish="tool_calls", choice=0),
+        chunk(finish="stop", choice=1),
     ]
     asm, _ = feed_all(kind(bodies))
     both = asm.finish_all()
@@ -858,10 +851,10 @@ def _f1(kind: Kind, source: str) -> None:
     cid, extra = _sig_fields(source, SIG)
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, cid, "get_weather", "", **extra))),
-        chunk(tool_delta(tc(0, "-", "-", '{"city": "Paris"}'))),
-        chunk(tool_delta(tc(1, "call_2", "get_time", '{"tz": "UTC"}'))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, cid, "get_weather", "", **extra)),
+        chunk(tc(0, args='{"city": "Paris"}')),
+        chunk(tc(1, "call_2", "get_time", '{"tz": "UTC"}')),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -889,9 +882,9 @@ def _signature_on_arguments(kind: Kind, source: str) -> None:
     _, extra = _sig_fields(source, SIG)
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "get_weather", '{"city": '))),
-        chunk(tool_delta(tc(0, "-", "-", '"Paris"}', **extra))),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, "call_1", "get_weather", '{"city": ')),
+        chunk(tc(0, args='"Paris"}', **extra)),
+        chunk(finish="tool_calls"),
     ]
     assert calls(run(kind, bodies)) == [(0, "call_1", "get_weather", {"city": "Paris"}, SIG)]
 
@@ -909,7 +902,7 @@ def test_f1_function_signature_on_an_arguments_only_delta(kind: Kind) -> None:
 
 
 def _sig_only(index: int, sig: str) -> dict[str, Any]:
-    return chunk(tool_delta(tc(index, extra_content={"google": {"thought_signature": sig}})))
+    return chunk(tc(index, extra_content={"google": {"thought_signature": sig}}))
 
 
 def test_f2_signature_only_delta_after_its_call(kind: Kind) -> None:
@@ -918,7 +911,7 @@ def test_f2_signature_only_delta_after_its_call(kind: Kind) -> None:
         *frags(0, ['{"city": "Pa', 'ris"}'], "call_1", "get_weather"),
         *frags(1, ['{"tz": "UTC"}'], "call_2", "get_time"),
         _sig_only(0, SIG),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -951,20 +944,20 @@ def test_f3_signature_only_delta_before_its_call(kind: Kind, first: bool) -> Non
             (0, "call_1", "get_weather", {"city": "Paris"}, None),
             (1, "call_2", "get_time", {"tz": "UTC"}, SIG_B),
         ]
-    msg = run(kind, [*bodies, chunk(None, finish_reason="tool_calls")])
+    msg = run(kind, [*bodies, chunk(finish="tool_calls")])
     assert calls(msg) == expected
 
 
 def test_f4_text_between_tool_call_chunks(kind: Kind) -> None:
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "get_weather", '{"city":'))),
-        chunk({"content": "\n"}),
-        chunk(tool_delta(tc(0, "-", "-", ' "Paris"}'))),
-        chunk({"content": "\n"}),
-        chunk(tool_delta(tc(1, "call_2", "get_time", '{"tz": "UTC"}'))),
-        chunk({"content": "\n"}),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(tc(0, "call_1", "get_weather", '{"city":')),
+        chunk(content="\n"),
+        chunk(tc(0, args=' "Paris"}')),
+        chunk(content="\n"),
+        chunk(tc(1, "call_2", "get_time", '{"tz": "UTC"}')),
+        chunk(content="\n"),
+        chunk(finish="tool_calls"),
     ]
     msg = run(kind, bodies)
     assert calls(msg) == [
@@ -980,10 +973,10 @@ def test_f4_text_between_tool_call_chunks(kind: Kind) -> None:
 def _two_call_stream() -> list[dict[str, Any]]:
     return [
         role(),
-        chunk({"content": "Checking."}),
+        chunk(content="Checking."),
         *frags(0, ["", '{"a":', '1,"b":', '"x', '"}'], "call_a", "first"),
         *frags(1, ['{"tz": "UTC"}'], "call_b", "second"),
-        chunk(None, finish_reason="tool_calls"),
+        chunk(finish="tool_calls"),
         chunk(choices=[], usage=dict(USAGE)),
     ]
 
@@ -1032,11 +1025,11 @@ def test_events_updated_when_name_arrives_in_pieces_or_late(kind: Kind) -> None:
     """C2, C3: ``ToolCallUpdated`` carries the call's whole name as it grows."""
     pieces = [
         role(),
-        chunk(tool_delta(tc(0, "call_1", "edit_ex", ""))),
-        chunk(tool_delta(tc(0, "-", "isting_file", '{"a": 1}'))),
-        chunk(tool_delta(tc(1, "call_2", "-", '{"q":'))),
-        chunk(tool_delta(tc(1, "-", "search", ' "x",'))),
-        chunk(tool_delta(tc(1, "-", "search", ' "n": 2}'))),  # C1: a repeat changes nothing
+        chunk(tc(0, "call_1", "edit_ex", "")),
+        chunk(tc(0, name="isting_file", args='{"a": 1}')),
+        chunk(tc(1, "call_2", args='{"q":')),
+        chunk(tc(1, name="search", args=' "x",')),
+        chunk(tc(1, name="search", args=' "n": 2}')),  # C1: a repeat changes nothing
     ]
     _, events = feed_all(kind(pieces))
     assert _identity_events(events) == [
@@ -1052,8 +1045,8 @@ def test_events_updated_for_late_id_and_signatures(kind: Kind) -> None:
     one held for a call not yet open (F3, reported on ``ToolCallStarted``)."""
     bodies = [
         role(),
-        chunk(tool_delta(tc(0, "-", "get_weather", '{"city": '))),
-        chunk(tool_delta(tc(0, "call_1", "-", '"Paris"}'))),
+        chunk(tc(0, name="get_weather", args='{"city": ')),
+        chunk(tc(0, "call_1", args='"Paris"}')),
         _sig_only(0, SIG),
         _sig_only(0, SIG),  # the same signature again: nothing new
         _sig_only(1, SIG_B),
@@ -1096,7 +1089,7 @@ def test_feed_after_finish_is_refused(kind: Kind) -> None:
     asm, _ = feed_all(kind(_two_call_stream()))
     asm.finish()
     with pytest.raises(AssemblerClosedError):
-        asm.feed(kind.one(chunk({"content": "late"})))
+        asm.feed(kind.one(chunk(content="late")))
 
 
 def test_aassemble_with_async_generator(kind: Kind) -> None:

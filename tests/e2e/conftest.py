@@ -3,14 +3,9 @@ streamfix pytest plugin) on 127.0.0.1 with a free port, real SDK clients against
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
+from support import shim_fixture
 
 USER = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
 
@@ -28,23 +23,5 @@ def assembled_calls(message: Any) -> list[tuple[Any, ...]]:
     return [(c.id, c.name, c.parsed, c.thought_signature) for c in message.tool_calls]
 
 
-@pytest.fixture
-def litellm_patched() -> Iterator[None]:
-    """The litellm shim installed for one test, uninstalled after."""
-    import streamfix_litellm
-
-    streamfix_litellm.install()
-    try:
-        yield
-    finally:
-        streamfix_litellm.uninstall()
-
-
-@pytest.fixture(autouse=True)
-def _litellm_stock() -> Iterator[None]:
-    """Every test starts (and leaves) litellm unpatched."""
-    import streamfix_litellm
-
-    streamfix_litellm.uninstall()
-    yield
-    streamfix_litellm.uninstall()
+_litellm_stock = shim_fixture("litellm", autouse=True, name="_litellm_stock")
+litellm_patched = shim_fixture("litellm", install=True, name="litellm_patched")

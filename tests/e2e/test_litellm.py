@@ -1,5 +1,8 @@
 """litellm over real HTTP: ``openai/`` streamed + assembled equals non-streamed, and the
-``ollama_chat/`` shim (call indices, Ollama's in-stream errors), stock versus patched."""
+``ollama_chat/`` shim (call indices, Ollama's in-stream errors), stock versus patched.
+
+The shim's own tests (its parser without HTTP, install/uninstall, the version refusal, the
+fixed parser without patching) are in ``tests/litellm``."""
 
 from __future__ import annotations
 
@@ -218,56 +221,3 @@ def test_ollama_out_of_memory_patched_sync_stream(
     with pytest.raises(litellm.ServiceUnavailableError, match=r"requires more system memory"):
         for _ in response:
             pass
-
-
-def test_install_uninstall_restore_exactly() -> None:
-    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
-
-    import streamfix_litellm
-
-    stock = OllamaChatCompletionResponseIterator.__dict__["chunk_parser"]
-    assert streamfix.install("litellm") == ["litellm"]
-    streamfix_litellm.install()  # idempotent
-    assert OllamaChatCompletionResponseIterator.chunk_parser is streamfix_litellm.chunk_parser
-    assert streamfix.uninstall("litellm") == ["litellm"]
-    streamfix_litellm.uninstall()  # idempotent
-    assert OllamaChatCompletionResponseIterator.__dict__["chunk_parser"] is stock
-
-
-def test_install_uninstall_restore_the_stream_wrapper_exactly() -> None:
-    from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
-
-    import streamfix_litellm
-
-    stock = CustomStreamWrapper.__dict__["chunk_creator"]
-    streamfix_litellm.install()
-    assert CustomStreamWrapper.__dict__["chunk_creator"] is not stock
-    streamfix_litellm.uninstall()
-    assert CustomStreamWrapper.__dict__["chunk_creator"] is stock
-
-
-def test_unsupported_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
-
-    import streamfix_litellm
-    from streamfix_litellm import _patch
-
-    stock = OllamaChatCompletionResponseIterator.__dict__["chunk_parser"]
-    monkeypatch.setattr(_patch.SHIM, "version", lambda: "1.79.3")
-    with pytest.raises(RuntimeError, match=r"litellm 1\.79\.3 is not supported"):
-        streamfix_litellm.install()
-    assert OllamaChatCompletionResponseIterator.__dict__["chunk_parser"] is stock
-
-
-def test_fixed_parser_usable_without_patching(streamfix_server: ReplayServer) -> None:
-    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
-
-    import streamfix_litellm
-
-    class Fixed(OllamaChatCompletionResponseIterator):
-        chunk_parser = streamfix_litellm.chunk_parser
-
-    lines = streamfix.testing.scenarios("ollama")["ollama-call-per-line"].chunks
-    parser = Fixed(streaming_response=iter(()), sync_stream=True)
-    chunks = [parser.chunk_parser(json.loads(json.dumps(line))) for line in lines]
-    assert [c.index for k in chunks for c in k.choices[0].delta.tool_calls or []] == [0, 1]

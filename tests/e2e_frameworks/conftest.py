@@ -7,14 +7,9 @@ Every test starts and ends with every shim uninstalled.
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-from collections.abc import Iterator
 from importlib.metadata import version
 
-import pytest
+from support import shim_fixture
 
 API_KEY = "sk-streamfix-test"
 QUESTION = "What is the weather in Paris, and the time there?"
@@ -27,21 +22,4 @@ def version_of(distribution: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version(distribution).split(".")[:2])
 
 
-@pytest.fixture(autouse=True)
-def _stock() -> Iterator[None]:
-    """Every test starts (and leaves) every framework unpatched."""
-    _uninstall_all()
-    yield
-    _uninstall_all()
-
-
-def _uninstall_all() -> None:
-    import streamfix
-    import streamfix_adk
-    import streamfix_litellm
-    import streamfix_sgpt
-    import streamfix_smolagents
-
-    streamfix.uninstall()  # what the registry installed, then each shim (idempotent)
-    for shim in (streamfix_adk, streamfix_litellm, streamfix_sgpt, streamfix_smolagents):
-        shim.uninstall()
+_stock = shim_fixture("adk", "litellm", "sgpt", "smolagents", autouse=True, name="_stock")

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY
 
 import streamfix
 import streamfix.testing
@@ -88,7 +87,6 @@ def sgpt(server: ReplayServer, home: Path, scenario: str, *args: str, patched: b
         **os.environ,
         "HOME": str(home),
         "API_BASE_URL": server.openai_base_url,
-        "OPENAI_API_KEY": API_KEY,
         "DEFAULT_MODEL": scenario,
         "OPENAI_FUNCTIONS_PATH": str(functions),
         "CACHE_PATH": str(home / "cache"),

@@ -1,20 +1,20 @@
 """shell_gpt reads its configuration and loads its functions when first imported: give it
-a private home, cache folders and one recording function before anything imports sgpt."""
+a private home, cache folders and one recording function before anything imports sgpt
+(its API key is the tests' own, set in ``tests/conftest.py``). Every test starts and ends
+with stock shell_gpt."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from support import shim_fixture
 
 _HOME = Path(tempfile.mkdtemp(prefix="streamfix-sgpt-"))
 for _name, _value in {
     "HOME": str(_HOME),
-    "OPENAI_API_KEY": "sk-streamfix-test",
     "OPENAI_FUNCTIONS_PATH": str(_HOME / "functions"),
     "CACHE_PATH": str(_HOME / "cache"),
     "CHAT_CACHE_PATH": str(_HOME / "chat_cache"),
@@ -58,13 +58,5 @@ for _name, _value in {
 )
 
 
-@pytest.fixture
-def patched() -> Iterator[None]:
-    """shell_gpt with streamfix_sgpt installed, restored afterwards."""
-    import streamfix_sgpt
-
-    streamfix_sgpt.install()
-    try:
-        yield
-    finally:
-        streamfix_sgpt.uninstall()
+_stock = shim_fixture("sgpt", autouse=True, name="_stock")
+patched = shim_fixture("sgpt", install=True, name="patched")

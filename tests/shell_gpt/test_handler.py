@@ -9,44 +9,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import click
 import pytest
+import support
+from support import Chunk
 
-Chunk = dict[str, Any]
 ANSWER = "All done."
 
 
-# --- stream builders --------------------------------------------------------------------
+# --- stream builders (tests/support, spelled as shell_gpt sees them) ----------------------
 
 
-def tc(index: int | None, call_id: str | None, name: str | None, args: str | None) -> Chunk:
-    entry: Chunk = {"type": "function", "function": {}}
-    if index is not None:
-        entry["index"] = index
-    if call_id is not None:
-        entry["id"] = call_id
-    if name is not None:
-        entry["function"]["name"] = name
-    if args is not None:
-        entry["function"]["arguments"] = args
-    return entry
-
-
-def chunk(*calls: Chunk, content: str | None = None, finish: str | None = None) -> Chunk:
-    delta: Chunk = {"role": "assistant"}
-    if calls:
-        delta["tool_calls"] = list(calls)
-    if content is not None:
-        delta["content"] = content
-    return {
-        "id": "chatcmpl-sgpt",
-        "object": "chat.completion.chunk",
-        "created": 1_700_000_000,
-        "model": "gpt-4o-mini",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
+#: The SDKs' spelling as shell_gpt sees it: every entry typed, with a ``function`` object.
+tc = partial(support.tc, typed="always", function_always=True)
+#: One choice whose delta starts with the assistant role, from an OpenAI model.
+chunk = partial(support.chunk, delta={"role": "assistant"}, id="chatcmpl-sgpt", model="gpt-4o-mini")
 
 
 def text(answer: str = ANSWER) -> list[Chunk]:
@@ -66,7 +46,7 @@ def sequential(commands: list[str], finish: str = "tool_calls") -> list[Chunk]:
     out = []
     for i, command in enumerate(commands):
         out.append(chunk(tc(i, f"call_{i}", "execute_shell_command", "")))
-        out += [chunk(tc(i, None, None, part)) for part in pieces(cmd(command))]
+        out += [chunk(tc(i, args=part)) for part in pieces(cmd(command))]
     return [*out, chunk(finish=finish)]
 
 
@@ -84,17 +64,7 @@ class FakeCompletion:
 
     def __call__(self, **kwargs: Any) -> Iterator[Any]:
         self.requests.append({**kwargs, "messages": json.loads(json.dumps(kwargs["messages"]))})
-        return iter([self._convert(body) for body in self.responses.pop(0)])
-
-    def _convert(self, body: Chunk) -> Any:
-        if self.kind == "litellm":
-            from litellm.types.utils import ModelResponseStream
-
-            return ModelResponseStream(**json.loads(json.dumps(body)))
-        from openai.types.chat import ChatCompletionChunk
-
-        # As the openai SDK builds stream chunks: construct, no validation.
-        return ChatCompletionChunk.construct(**json.loads(json.dumps(body)))
+        return iter(support.convert(self.kind, self.responses.pop(0)))
 
 
 def run(
@@ -189,7 +159,7 @@ def interleaved(commands: list[str]) -> list[Chunk]:
     for step in range(max(map(len, parts))):
         for i, p in enumerate(parts):
             if step < len(p):
-                body.append(chunk(tc(i, None, None, p[step])))
+                body.append(chunk(tc(i, args=p[step])))
     return [*heads, *body, chunk(finish="tool_calls")]
 
 
@@ -201,7 +171,7 @@ def one_chunk_with_finish(commands: list[str]) -> list[Chunk]:
 
 def ollama_same_index(commands: list[str]) -> list[Chunk]:
     """B3: Ollama sends every call at index 0, no ids, each arguments whole."""
-    calls = [chunk(tc(0, None, "execute_shell_command", cmd(c))) for c in commands]
+    calls = [chunk(tc(0, name="execute_shell_command", args=cmd(c))) for c in commands]
     return [*calls, chunk(finish="stop")]
 
 
@@ -215,8 +185,8 @@ def index_less(commands: list[str]) -> list[Chunk]:
     out = []
     for i, c in enumerate(commands):
         text_ = cmd(c)
-        out.append(chunk(tc(None, f"call_{i}", "execute_shell_command", text_[:6])))
-        out.append(chunk(tc(None, None, None, text_[6:])))
+        out.append(chunk(tc(id=f"call_{i}", name="execute_shell_command", args=text_[:6])))
+        out.append(chunk(tc(args=text_[6:])))
     return [*out, chunk(finish="tool_calls")]
 
 
@@ -277,7 +247,7 @@ def test_name_in_pieces(monkeypatch: pytest.MonkeyPatch, patched: None) -> None:
     """C2: the name streamed in pieces; stock keeps only the last piece."""
     stream = [
         chunk(tc(0, "call_0", "execute_shell", "")),
-        chunk(tc(0, None, "_command", cmd("uname"))),
+        chunk(tc(0, name="_command", args=cmd("uname"))),
         chunk(finish="tool_calls"),
     ]
     _, messages, _ = run([stream, text()], "openai", monkeypatch)
@@ -287,7 +257,7 @@ def test_name_in_pieces(monkeypatch: pytest.MonkeyPatch, patched: None) -> None:
 def test_name_in_pieces_stock(monkeypatch: pytest.MonkeyPatch) -> None:
     stream = [
         chunk(tc(0, "call_0", "execute_shell", "")),
-        chunk(tc(0, None, "_command", cmd("uname"))),
+        chunk(tc(0, name="_command", args=cmd("uname"))),
         chunk(finish="tool_calls"),
     ]
     with pytest.raises(ValueError, match="Function _command not found"):
@@ -317,7 +287,7 @@ def truncated(finish: str) -> list[Chunk]:
     body = cmd("ls -la")
     return [
         chunk(tc(0, "call_0", "execute_shell_command", body[:9])),
-        chunk(tc(0, None, None, body[9:14]), finish=finish),
+        chunk(tc(0, args=body[9:14]), finish=finish),
     ]
 
 

@@ -1,19 +1,15 @@
-"""Fixtures of the smolagents shim tests."""
+"""Fixtures of the smolagents shim tests: every test starts and ends with stock smolagents."""
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from support import shim_fixture
 
-sys.path.insert(0, str(Path(__file__).parent))
+_stock = shim_fixture("smolagents", autouse=True, name="_stock")
+patched = shim_fixture("smolagents", install=True, name="patched")
 
 
 @pytest.fixture
@@ -25,15 +21,3 @@ def stock() -> Callable[..., Any]:
 
     assert not streamfix_smolagents.installed()
     return smolagents.models.agglomerate_stream_deltas
-
-
-@pytest.fixture
-def patched() -> Iterator[None]:
-    """The patch active for one test, removed after it."""
-    import streamfix_smolagents
-
-    streamfix_smolagents.install()
-    try:
-        yield
-    finally:
-        streamfix_smolagents.uninstall()

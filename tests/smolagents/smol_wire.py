@@ -1,70 +1,28 @@
-"""Chunk builders and fake clients: real openai / litellm chunk objects, streamed through
-smolagents' own ``generate_stream`` (``OpenAIModel``, ``LiteLLMModel``) into the
-``ChatMessageStreamDelta`` list its agents agglomerate.
+"""Fake clients: real openai / litellm chunk objects (built by ``tests/support``),
+streamed through smolagents' own ``generate_stream`` (``OpenAIModel``, ``LiteLLMModel``)
+into the ``ChatMessageStreamDelta`` list its agents agglomerate.
 
-``tc(index, id, name, args)`` follows docs/wire-shapes.md; ``"-"`` leaves a field out.
+``tc(index, id, name, args)`` follows docs/wire-shapes.md (a field left out is not sent),
+spelled as the SDKs spell it; ``chunk`` is ``support.chunk``.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
+from functools import partial
 from types import SimpleNamespace
 from typing import Any, Final
 
-ABSENT: Final = "-"
+import support
+from support import Chunk, chunk, convert
+
+__all__ = ["WIRES", "FakeClient", "chunk", "model_for", "stream_deltas", "tc"]
+
 WIRES: Final = ("openai", "litellm")
 
-Chunk = dict[str, Any]
-
-
-def tc(index: Any = ABSENT, id: Any = ABSENT, name: Any = ABSENT, args: Any = ABSENT) -> Chunk:
-    """One entry of ``choices[0].delta.tool_calls``."""
-    entry: Chunk = {}
-    if index is not ABSENT:
-        entry["index"] = index
-    if id is not ABSENT:
-        entry["id"] = id
-        entry["type"] = "function"
-    function: Chunk = {}
-    if name is not ABSENT:
-        function["name"] = name
-    if args is not ABSENT:
-        function["arguments"] = args
-    entry["function"] = function
-    return entry
-
-
-def chunk(
-    *calls: Chunk, content: str | None = None, finish: str | None = None, **top: Any
-) -> Chunk:
-    """A ``chat.completion.chunk`` dict with one choice (``choices=[]`` via ``top``)."""
-    delta: Chunk = {}
-    if content is not None:
-        delta["content"] = content
-    if calls:
-        delta["tool_calls"] = list(calls)
-    body: Chunk = {
-        "id": "chatcmpl-test",
-        "object": "chat.completion.chunk",
-        "created": 1_700_000_000,
-        "model": "test-model",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    body.update(top)
-    return body
-
-
-def to_wire(wire: str, bodies: Iterable[Chunk]) -> list[Any]:
-    """The chunks as the SDK builds them: openai ``ChatCompletionChunk`` (``construct``,
-    as openai's ``Stream`` does: no validation) or litellm ``ModelResponseStream``."""
-    if wire == "openai":
-        from openai.types.chat import ChatCompletionChunk
-
-        return [ChatCompletionChunk.construct(**copy.deepcopy(body)) for body in bodies]
-    from litellm.types.utils import ModelResponseStream
-
-    return [ModelResponseStream(**copy.deepcopy(body)) for body in bodies]
+#: The SDKs' spelling of a tool-call entry: ``"type": "function"`` next to an id, a
+#: ``function`` object always.
+tc = partial(support.tc, typed="with id", function_always=True)
 
 
 class FakeClient:
@@ -89,7 +47,7 @@ def model_for(wire: str, *responses: list[Chunk]) -> Any:
         model: Any = OpenAIModel(model_id="test-model", api_key="sk-test")
     else:
         model = LiteLLMModel(model_id="ollama_chat/qwen3-coder", api_key="sk-test")
-    model.client = FakeClient([to_wire(wire, bodies) for bodies in responses])
+    model.client = FakeClient([convert(wire, bodies) for bodies in responses])
     return model
 
 

@@ -12,8 +12,6 @@ import os
 
 import pytest
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 
 def _stock() -> bool:
     return os.environ.get("STREAMFIX_STOCK", "") not in ("", "0")

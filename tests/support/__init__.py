@@ -1,0 +1,35 @@
+"""What the test folders share: chunk builders, converters to the SDKs' chunk types, and
+fixtures that keep every test stock.
+
+Importable from every test folder (``pythonpath = ["tests"]`` in ``pyproject.toml``)::
+
+    from support import chunk, tc, to_litellm
+
+- :mod:`support.chunks`: ``tc()`` (one ``delta.tool_calls`` entry) and ``chunk()`` (one
+  OpenAI ``chat.completion.chunk`` dict), in the notation of ``docs/wire-shapes.md``;
+- :mod:`support.wire`: those dicts as ``openai`` or ``litellm`` chunk objects, built the
+  way each SDK builds them;
+- :mod:`support.fixtures`: ``shim_fixture()``, a fixture that uninstalls shims before and
+  after each test (and installs them for it, if asked).
+
+A folder keeps its own shape tables and framework drivers (``tests/adk/shapes.py``, ...).
+"""
+
+from __future__ import annotations
+
+from support.chunks import ABSENT, Chunk, chunk, tc
+from support.fixtures import shim_fixture
+from support.wire import KINDS, Kind, convert, to_litellm, to_openai
+
+__all__ = [
+    "ABSENT",
+    "KINDS",
+    "Chunk",
+    "Kind",
+    "chunk",
+    "convert",
+    "shim_fixture",
+    "tc",
+    "to_litellm",
+    "to_openai",
+]
