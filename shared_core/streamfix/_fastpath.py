@@ -11,10 +11,9 @@ The criteria, all required (a field set to ``None`` counts as absent):
 
 * the chunk has one choice, no ``usage`` and no ``error`` (its other top-level fields,
   ``id``, ``model``, ..., are metadata nobody assembles);
-* the choice has an integer ``index``, a ``delta`` and no ``finish_reason``;
-* the delta has one ``tool_calls`` entry and no text in ``content``,
-  ``reasoning_content`` or ``reasoning``, no ``thinking_blocks`` or
-  ``reasoning_details``;
+* the choice has a non-negative integer ``index``, a ``delta`` and no ``finish_reason``;
+* the delta has one ``tool_calls`` entry; ``content``, ``reasoning_content`` and
+  ``reasoning`` absent or ``""``; no ``thinking_blocks`` or ``reasoning_details``;
 * the entry has an integer ``index``, no ``id``, no ``type`` or ``"function"``, no
   provider fields, and a ``function`` whose ``arguments`` is a string and which has
   no ``name`` and no ``provider_specific_fields``.
@@ -35,6 +34,7 @@ __all__ = ["continuation", "field", "fields"]
 # The fields of a tool-call entry that are not provider extras.
 _ENTRY_KEYS = frozenset(("index", "id", "type", "function"))
 _TYPES = (None, "function")
+_NO_TEXT = (None, "")
 
 
 def fields(value: Any) -> dict[str, Any]:
@@ -97,6 +97,7 @@ def continuation(chunk: Any) -> tuple[int, int, str] | None:
         type(text) is str
         and type(index) is int
         and type(number) is int
+        and number >= 0
         and choice.get("finish_reason") is None
         and top.get("usage") is None
         and top.get("error") is None
@@ -114,8 +115,12 @@ def continuation(chunk: Any) -> tuple[int, int, str] | None:
         )
         and (
             len(delta) == 1
-            or not (
-                delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning")
+            or (
+                delta.get("content") in _NO_TEXT
+                and delta.get("reasoning_content") in _NO_TEXT
+                and delta.get("reasoning") in _NO_TEXT
+                and delta.get("thinking_blocks") is None
+                and delta.get("reasoning_details") is None
             )
         )
     ):

@@ -153,8 +153,12 @@ def _dict_call(call: object, problems: list[str]) -> Fragment | None:
         return None
     function = _object(call.get("function"), "function", problems)
     extras = None
-    if not _STANDARD_CALL_KEYS.issuperset(call):
-        extras = {key: value for key, value in call.items() if key not in _STANDARD_CALL_KEYS}
+    if not _STANDARD_CALL_KEYS.issuperset(call):  # provider fields; null is absent
+        extras = {
+            key: value
+            for key, value in call.items()
+            if key not in _STANDARD_CALL_KEYS and value is not None
+        } or None
     return _fragment(
         call.get("index"),
         call.get("id"),

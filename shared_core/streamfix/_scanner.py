@@ -137,8 +137,7 @@ class JsonScanner:
             if self.depth == 1:
                 self._member_start = base + j + 1
         elif char == ",":
-            if self.depth == 1:
-                self._member_ended(base + j)
+            self._comma(base + j)
         elif self.depth == 0:
             self.error = f"unexpected {char!r} at offset {base + j}"
         else:
@@ -147,6 +146,12 @@ class JsonScanner:
                 self._member_ended(base + j)
                 self._value_ended(base + j + 1)
         return j + 1
+
+    def _comma(self, offset: int) -> None:
+        if self.depth == 1:
+            self._member_ended(offset)
+        elif self.depth == 0:  # values are never comma-separated at the top level
+            self.error = f"unexpected ',' at offset {offset}"
 
     def _value_ended(self, offset: int) -> None:
         self.boundaries.append(offset)
