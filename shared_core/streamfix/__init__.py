@@ -9,13 +9,14 @@ response would carry, whatever the provider sends.
 from typing import Any
 
 from . import _errors, _types
-from ._assembler import ToolCallAssembler, aassemble, assemble
+from ._assembler import AssembleOptions, ToolCallAssembler, aassemble, assemble
 from ._errors import *  # noqa: F403 (the error hierarchy, its __all__)
 from ._registry import install, install_on_import, installed, uninstall
 from ._types import *  # noqa: F403 (the message, calls, events, diagnostics: its __all__)
 from ._version import __version__
 
 __all__ = [
+    "AssembleOptions",
     "ToolCallAssembler",
     "__version__",
     "aassemble",

@@ -11,7 +11,7 @@ by ``_repair``, chunk shapes by ``_normalize`` (and the common argument-only chu
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from ._errors import (
     ArgumentsTooLargeError,
@@ -19,7 +19,7 @@ from ._errors import (
     ProviderStreamError,
     StreamFixError,
 )
-from ._fastpath import continuation
+from ._fastpath import consume
 from ._normalize import ChoiceDelta, Chunk, Fragment, normalize
 from ._repair import (
     Complete,
@@ -48,7 +48,13 @@ from ._types import (
     UsageReported,
 )
 
-__all__ = ["ToolCallAssembler", "aassemble", "assemble"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack  # typing.Unpack from Python 3.11
+
+__all__ = ["AssembleOptions", "ToolCallAssembler", "aassemble", "assemble"]
+
+#: Declared tools: names, OpenAI tool dicts, or a mapping of name to schema.
+_Tools: TypeAlias = "Iterable[Any] | Mapping[str, Any] | None"
 
 
 class ToolCallAssembler:
@@ -72,13 +78,18 @@ class ToolCallAssembler:
         self._problems: list[Diagnostic] = []
         self._closed: str | None = None
         self._quiet = False  # set by assemble(): no events, lazy scanning
+        self.continued: int | None = None
 
     # --- public API ----------------------------------------------------------------------
 
     def feed(self, chunk: object) -> list[Event]:
-        """Take one chunk; return what it added, as events."""
+        """Take one chunk; return what it added, as events.
+
+        Sets :attr:`continued`: the wire index of the call whose arguments the chunk
+        only continued (it carries nothing else, so a framework may pass it on as it
+        is), else ``None``."""
         events: list[Event] = []
-        self._consume_all((chunk,), events)
+        self.continued = self._consume_all((chunk,), events)
         return events
 
     def finish(self, choice: int = 0) -> AssembledMessage:
@@ -108,31 +119,18 @@ class ToolCallAssembler:
 
     # --- consuming chunks ----------------------------------------------------------------
 
-    def _consume_all(self, chunks: Iterable[object], events: list[Event] | None) -> None:
-        """Consume chunks: the hot loop of every stream.
+    def _consume_all(self, chunks: Iterable[object], events: list[Event] | None) -> int | None:
+        """Consume chunks: the hot loop of every stream (``_fastpath.consume``).
 
-        Most chunks only continue one call's arguments (``_fastpath.continuation``); the
-        routing policy's ``bare_continuation`` names the call they continue, and their
-        text is appended without normalising the chunk. Anything else goes through
-        :meth:`_consume`.
+        Most chunks only continue one call's arguments: the routing policy's
+        ``bare_continuation`` names the call they continue, and their text is appended
+        without normalising the chunk. Anything else goes through :meth:`_consume`.
+        Returns what :attr:`continued` says of the last chunk.
         """
-        states = self._choices
+        self._check_open()
         quiet = events is None and self.max_argument_bytes is None
-        for chunk in chunks:
-            if self._closed is not None:
-                self._check_open()
-            found = continuation(chunk)
-            if found is not None:
-                number, index, text = found
-                state = states.get(number)
-                call = bare_continuation(state, index, text) if state is not None else None
-                if call is not None:
-                    if quiet:
-                        call.parts.append(text)
-                    else:
-                        self._add_arguments(state, call, text, events)  # type: ignore[arg-type]
-                    continue
-            self._consume(chunk, events)
+        more = None if quiet else self._add_arguments
+        return consume(chunks, self._choices, bare_continuation, self._consume, more, events)
 
     def _consume(self, chunk: object, events: list[Event] | None) -> None:
         normalized = self._read(chunk)
@@ -403,37 +401,40 @@ def _tool_names(tools: Iterable[Any] | Mapping[str, Any] | None) -> frozenset[st
     return frozenset(names)
 
 
-def _quiet(
-    tools: Iterable[Any] | Mapping[str, Any] | None, max_argument_bytes: int | None
-) -> ToolCallAssembler:
+class AssembleOptions(TypedDict, total=False):
+    """The keyword options of :func:`assemble` and :func:`aassemble`."""
+
+    #: The choice whose message is returned (default 0).
+    choice: int
+    #: A cap on the UTF-8 size of one call's arguments (:class:`ToolCallAssembler`).
+    max_argument_bytes: int | None
+
+
+def _quiet(tools: _Tools, options: AssembleOptions) -> ToolCallAssembler:
     """An assembler for a whole stream: no events, scanning only when needed."""
-    assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
+    unknown = options.keys() - AssembleOptions.__optional_keys__
+    if unknown:  # as a signature would say it, for callers no type checker reads
+        raise TypeError(f"unexpected keyword argument {', '.join(map(repr, sorted(unknown)))}")
+    assembler = ToolCallAssembler(tools, max_argument_bytes=options.get("max_argument_bytes"))
     assembler._quiet = True
     return assembler
 
 
 def assemble(
-    chunks: Iterable[object],
-    tools: Iterable[Any] | Mapping[str, Any] | None = None,
-    *,
-    choice: int = 0,
-    max_argument_bytes: int | None = None,
+    chunks: Iterable[object], tools: _Tools = None, **options: Unpack[AssembleOptions]
 ) -> AssembledMessage:
-    """Assemble a whole stream; the message of ``choice`` (fast path: no events)."""
-    assembler = _quiet(tools, max_argument_bytes)
+    """Assemble a whole stream; the message of ``options["choice"]`` (default 0), by
+    the fast path (no events). ``tools`` as for :class:`ToolCallAssembler`."""
+    assembler = _quiet(tools, options)
     assembler._consume_all(chunks, None)
-    return assembler.finish(choice)
+    return assembler.finish(options.get("choice", 0))
 
 
 async def aassemble(
-    chunks: AsyncIterable[object],
-    tools: Iterable[Any] | Mapping[str, Any] | None = None,
-    *,
-    choice: int = 0,
-    max_argument_bytes: int | None = None,
+    chunks: AsyncIterable[object], tools: _Tools = None, **options: Unpack[AssembleOptions]
 ) -> AssembledMessage:
-    """Assemble an async stream; the message of ``choice``."""
-    assembler = _quiet(tools, max_argument_bytes)
+    """:func:`assemble` for an async stream."""
+    assembler = _quiet(tools, options)
     async for chunk in chunks:
         assembler._consume_all((chunk,), None)
-    return assembler.finish(choice)
+    return assembler.finish(options.get("choice", 0))

@@ -162,33 +162,36 @@ def _compare(op: str, have: tuple[int, ...], want: tuple[int, ...]) -> bool:
 class Shim:
     """One framework's patch: version check, install, uninstall, installed.
 
+    ``package`` is the shim's package (``"streamfix_adk"``): the patch's name is the
+    package's without ``streamfix_`` (``"adk"``), and its doctor driver is the package's
+    ``_doctor.DRIVER``. ``distribution`` is the framework's distribution, whose version
+    must be in ``supported``. ``trigger``, the module whose import applies the patch
+    (``streamfix.install_on_import``), is the first site's module unless given.
     ``requires``: modules that must be importable for :meth:`available` (the framework,
-    and what the fix uses with it). ``doctor`` names the shim's doctor driver.
-    ``on_uninstall`` runs after every site is restored (state a fixed stream may have
-    left in the framework). The object itself is the shim's ``streamfix.patches`` entry
-    point.
+    and what the fix uses with it). ``on_uninstall`` runs after every site is restored
+    (state a fixed stream may have left in the framework). The object itself is the
+    shim's ``streamfix.patches`` entry point.
     """
 
     def __init__(
         self,
-        *,
-        name: str,
+        package: str,
         distribution: str,
         supported: str,
-        trigger: str,
         sites: Sequence[Site],
+        *,
+        trigger: str | None = None,
         requires: Sequence[str] = (),
-        doctor: str | None = None,
         on_uninstall: Callable[[], None] | None = None,
     ) -> None:
         in_range("0", supported)  # a malformed range fails at import, not at install
-        self.name = name
+        self.package = package
+        self.name = package.removeprefix("streamfix_")
         self.distribution = distribution
         self.supported = supported
-        self.trigger = trigger
         self.sites = tuple(sites)
-        self.requires = tuple(requires) or (trigger.partition(".")[0],)
-        self.doctor = doctor
+        self.trigger = trigger or self.sites[0].module
+        self.requires = tuple(requires) or (self.trigger.partition(".")[0],)
         self.on_uninstall = on_uninstall
         self._saved: list[_Saved] = []
 
@@ -200,10 +203,10 @@ class Shim:
         return self.trigger
 
     @property
-    def DOCTOR(self) -> str | None:
+    def DOCTOR(self) -> str:
         """The doctor's driver for the framework, ``"module:attribute"`` (imported when
         the doctor runs it)."""
-        return self.doctor
+        return f"{self.package}._doctor:DRIVER"
 
     def functions(
         self,

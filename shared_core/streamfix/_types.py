@@ -108,25 +108,30 @@ class ReasoningDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallStarted:
-    """A new call was opened. ``position`` is its place among the choice's calls so far."""
+class _CallEvent:
+    """The call an event is about: its place among the choice's calls (``position``),
+    and its id and name when the event was made. Its fields come first in every call
+    event."""
 
     position: int
     id: str | None
     name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted(_CallEvent):
+    """A new call was opened. ``position`` is its place among the choice's calls so far."""
+
     choice: int = 0
     thought_signature: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallUpdated:
+class ToolCallUpdated(_CallEvent):
     """The id, name or thought signature of an open call changed: a name sent in pieces
     or late (wire-shapes C2, C3), an id sent after the first fragment, a signature on a
     later fragment or on its own (F2). Carries the call's current values."""
 
-    position: int
-    id: str | None
-    name: str | None
     thought_signature: str | None
     choice: int = 0
 
@@ -146,12 +151,9 @@ class ArgumentsDelta:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCallCompleted:
+class ToolCallCompleted(_CallEvent):
     """The arguments of the call at ``position`` form a complete JSON value."""
 
-    position: int
-    id: str | None
-    name: str | None
     arguments: str
     choice: int = 0
 

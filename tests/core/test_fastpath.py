@@ -1,4 +1,8 @@
-"""``_fastpath.continuation`` agrees across chunk types and with the normaliser.
+"""``_fastpath.consume``'s recogniser agrees across chunk types and with the normaliser.
+
+``continuation(c)`` below runs the assembler's own loop on one chunk, with a routing
+function that records what the loop hands it: ``(choice, index, text)`` for a chunk the
+fast path takes, ``None`` for one it passes to the normaliser.
 
 For every chunk of the public corpus (its OpenAI-dialect scenarios) and of the property
 strategies (streams of every dialect, as cut, and re-cut one character per chunk):
@@ -27,13 +31,35 @@ from hypothesis import strategies as st
 from strategies import Streamed, examples, malformed_chunks, recut_one_char, streamed
 from support import chunk, tc, to_litellm, to_openai
 
+import streamfix
 import streamfix.testing
-from streamfix._fastpath import continuation
+from streamfix._fastpath import consume
 from streamfix._normalize import Fragment, normalize
 
 pytestmark = pytest.mark.core
 
 CORPUS = streamfix.testing.scenarios("openai")
+
+
+class _AnyChoice(dict[int, Any]):
+    """Every choice number is "open": ``get`` returns the number itself as the state."""
+
+    def get(self, number: int, default: Any = None) -> Any:  # type: ignore[override]
+        return number
+
+
+def continuation(chunk: Any) -> tuple[int, int, str] | None:
+    """What the fast path makes of ``chunk``: the ``(choice, index, text)`` it would
+    append, or ``None`` if the chunk goes to the normaliser."""
+    taken: list[tuple[int, int, str]] = []
+    passed: list[Any] = []
+
+    def route(number: int, index: int, text: str) -> None:
+        taken.append((number, index, text))
+
+    consume((chunk,), _AnyChoice(), route, lambda c, _: passed.append(c), None, None)  # type: ignore[arg-type]
+    assert passed == [chunk]  # ``route`` named no call: the normaliser gets it too
+    return taken[0] if taken else None
 
 
 def _validated(body: dict[str, Any]) -> Any:
@@ -197,3 +223,22 @@ def test_edges_agree_with_normalize(name: str) -> None:
     the same way (as a dict and as the openai SDK's unvalidated object)."""
     agrees_with_normalize(EDGES[name])
     agrees_with_normalize(to_openai(EDGES[name]))
+
+
+def test_feed_says_which_chunks_only_continued() -> None:
+    """``ToolCallAssembler.continued`` after each ``feed``: the wire index of a chunk the
+    fast path took, else ``None`` (a header, a chunk with text, a finish)."""
+    chunks = [
+        chunk(tc(1, "call_a", "get_weather", "")),
+        chunk(tc(1, args='{"city": ')),
+        chunk(tc(1, args='"Paris"}'), content="hi"),
+        chunk(tc(1, args="")),
+        chunk(finish="tool_calls"),
+    ]
+    assembler = streamfix.ToolCallAssembler()
+    seen = []
+    for body in chunks:
+        assembler.feed(body)
+        seen.append(assembler.continued)
+    assert seen == [None, 1, None, None, None]
+    assert assembler.finish().tool_calls[0].arguments == '{"city": "Paris"}'

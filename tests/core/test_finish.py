@@ -1,10 +1,12 @@
-"""``finish(choice)`` judges only that choice; ``finish_all`` every choice."""
+"""``finish(choice)`` judges only that choice; ``finish_all`` every choice; the options of
+``assemble`` and ``aassemble``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from support import chunk, tc
 
 import streamfix
 
@@ -29,8 +31,8 @@ def _stream() -> list[dict[str, Any]]:
 
 def _fed() -> streamfix.ToolCallAssembler:
     assembler = streamfix.ToolCallAssembler()
-    for chunk in _stream():
-        assembler.feed(chunk)
+    for body in _stream():
+        assembler.feed(body)
     return assembler
 
 
@@ -69,3 +71,22 @@ def test_finish_closes_the_assembler() -> None:
         assembler.finish(choice=1)
     with pytest.raises(streamfix.AssemblerClosedError):
         assembler.feed(_stream()[0])
+
+
+def test_assemble_options_are_checked() -> None:
+    """``assemble`` and ``aassemble`` take their options as keywords; an unknown one is a
+    ``TypeError``, as a written-out signature would make it."""
+    import asyncio
+
+    stream = [chunk(tc(0, "call_a", "f", "{}")), chunk(tc(0, "call_b", "g", "{}"), choice=1)]
+    assert streamfix.assemble(stream, choice=1).tool_calls[0].name == "g"
+    with pytest.raises(TypeError, match="'chioce'"):
+        streamfix.assemble(stream, chioce=1)  # type: ignore[call-arg]
+
+    async def chunks() -> Any:
+        for body in stream:
+            yield body
+
+    assert asyncio.run(streamfix.aassemble(chunks(), choice=1)).tool_calls[0].name == "g"
+    with pytest.raises(TypeError, match="'max_bytes'"):
+        asyncio.run(streamfix.aassemble(chunks(), max_bytes=1))  # type: ignore[call-arg]

@@ -36,7 +36,7 @@ def test_in_range(found: str, supported: str, ok: bool) -> None:
 
 def test_a_malformed_range_fails_at_definition() -> None:
     with pytest.raises(ValueError, match="not a version clause"):
-        Shim(name="x", distribution="x", supported="~1.2", trigger="x", sites=[])
+        Shim("streamfix_x", "x", "~1.2", [], trigger="x")
 
 
 def _stock_function() -> str:
@@ -73,7 +73,7 @@ def framework() -> Iterator[types.ModuleType]:
 
 
 def _shim(*sites: Site, version: str = "1.2.0") -> Shim:
-    shim = Shim(name="fw", distribution="fw", supported=">=1.0,<2", trigger="fw", sites=sites)
+    shim = Shim("streamfix_fw", "fw", ">=1.0,<2", sites, trigger="fw")
     shim.version = lambda: version  # type: ignore[method-assign]
     return shim
 
@@ -145,11 +145,10 @@ def test_a_patch_stacked_on_top_is_left_alone(
 def test_on_uninstall_runs_after_restoring(framework: types.ModuleType) -> None:
     seen = []
     shim = Shim(
-        name="fw",
-        distribution="fw",
-        supported=">=1",
-        trigger="fw",
-        sites=[Site("fw", "helper", FIXED)],
+        "streamfix_fw",
+        "fw",
+        ">=1",
+        [Site("fw", "helper", FIXED)],
         on_uninstall=lambda: seen.append(framework.helper),
     )
     shim.version = lambda: "1.0"  # type: ignore[method-assign]
@@ -160,6 +159,14 @@ def test_on_uninstall_runs_after_restoring(framework: types.ModuleType) -> None:
 
 def test_available_follows_requires() -> None:
     assert _shim().available() is False  # no module "fw" can be found
-    assert Shim(
-        name="j", distribution="j", supported=">=0", trigger="json.decoder", sites=[]
-    ).available()
+    assert Shim("streamfix_j", "j", ">=0", [], trigger="json.decoder").available()
+
+
+def test_names_come_from_the_package() -> None:
+    """The patch's name, its doctor driver, its trigger and what it requires follow
+    from the package and the first site unless given."""
+    shim = Shim("streamfix_fw", "fw-dist", ">=1", [Site("fw.sub", "helper", FIXED)])
+    assert shim.name == "fw"
+    assert shim.DOCTOR == "streamfix_fw._doctor:DRIVER"
+    assert shim.TRIGGER == "fw.sub"
+    assert shim.requires == ("fw",)

@@ -17,15 +17,8 @@ from ._patch import SHIM, SUPPORTED
 
 available, install, installed, uninstall = SHIM.functions()
 
-__all__ = [
-    "SUPPORTED",
-    "StreamFixLiteLlm",
-    "available",
-    "fixed_generate_content_async",
-    "install",
-    "installed",
-    "uninstall",
-]
+__all__ = ["SUPPORTED", "available", "install", "installed", "uninstall"]
+__all__ += ["StreamFixLiteLlm", "fixed_generate_content_async"]
 
 _LAZY = ("StreamFixLiteLlm", "fixed_generate_content_async")
 

@@ -51,7 +51,6 @@ from google.genai import types
 from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 
 import streamfix
-from streamfix._fastpath import continuation
 from streamfix._fastpath import field as _field
 
 from ._versions import index_zero_kept, live_calls
@@ -153,7 +152,7 @@ async def _canonical_stream(
             if passed is not None:
                 state.passed.append(passed)
         else:
-            passed = live.forward(chunk, events, state)
+            passed = live.forward(chunk, events, state, assembler.continued)
         if passed is not None:
             yield passed
         if any(type(e) is not _USAGE for e in events):
@@ -253,14 +252,21 @@ class _LiveCalls:
         self.sent: list[_Sent] = []
         self.guard_index_zero = guard_index_zero
 
-    def forward(self, chunk: Any, events: list[streamfix.Event], state: _StreamState) -> Any:
+    def forward(
+        self,
+        chunk: Any,
+        events: list[streamfix.Event],
+        state: _StreamState,
+        continued: int | None,
+    ) -> Any:
         """What ADK gets for ``chunk``: the chunk itself if it only continues the
-        arguments of an open call at the same index, else the chunk without calls (kept
-        for a second pass) with canonical tool-call fragments added."""
+        arguments of an open call at the same index (``continued``: the assembler's
+        fast path took it, at that wire index), else the chunk without calls (kept for
+        a second pass) with canonical tool-call fragments added."""
         more = _more_arguments(events)
         if more is not None:
             sent = self.sent[more.position]
-            if sent.open and _continues(chunk, more.position, more.delta):
+            if sent.open and continued == more.position and _continues(chunk):
                 sent.arguments.append(more.delta)
                 if len(events) == 2:  # it completed the call
                     self._completed(more.position)
@@ -376,15 +382,11 @@ def _more_arguments(events: list[streamfix.Event]) -> streamfix.ArgumentsDelta |
 _COMPLETED = streamfix.ToolCallCompleted
 
 
-def _continues(chunk: Any, index: int, text: str) -> bool:
-    """Whether ``chunk`` is one tool-call fragment with nothing but the argument text
-    ``text`` for the call at wire index ``index`` (most chunks of a stream): the core's
-    recogniser, plus ADK's own grounding metadata, which the core does not read."""
-    return (
-        type(chunk) is ModelResponseStream
-        and continuation(chunk) == (0, index, text)
-        and _field(chunk, _GROUNDING) is None
-    )
+def _continues(chunk: Any) -> bool:
+    """What ADK checks beyond the core's fast path before it passes a chunk on as it is:
+    the chunk is litellm's own type and has none of ADK's grounding metadata, which the
+    core does not read."""
+    return type(chunk) is ModelResponseStream and _field(chunk, _GROUNDING) is None
 
 
 def _pass_through(chunk: Any) -> Any:

@@ -25,18 +25,16 @@ def _restore_tracker() -> None:
 
 
 SHIM = Shim(
-    name="adk",
-    distribution="google-adk",
-    supported=SUPPORTED,
-    doctor="streamfix_adk._doctor:DRIVER",
-    trigger="google.adk.models.lite_llm",
-    requires=("google.adk", "litellm"),
-    sites=[
+    "streamfix_adk",
+    "google-adk",
+    SUPPORTED,
+    [
         Site(
             "google.adk.models.lite_llm",
             "LiteLlm.generate_content_async",
             "streamfix_adk._model:fixed_generate_content_async",
         )
     ],
+    requires=("google.adk", "litellm"),
     on_uninstall=_restore_tracker,
 )

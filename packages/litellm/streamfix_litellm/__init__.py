@@ -30,12 +30,5 @@ from ._patch import SHIM, SUPPORTED
 
 available, install, installed, uninstall = SHIM.functions()
 
-__all__ = [
-    "SUPPORTED",
-    "available",
-    "chunk_creator",
-    "chunk_parser",
-    "install",
-    "installed",
-    "uninstall",
-]
+__all__ = ["SUPPORTED", "available", "install", "installed", "uninstall"]
+__all__ += ["chunk_creator", "chunk_parser"]

@@ -16,12 +16,10 @@ __all__ = ["SHIM", "SUPPORTED"]
 SUPPORTED = ">=1.80,<2"
 
 SHIM = Shim(
-    name="litellm",
-    distribution="litellm",
-    supported=SUPPORTED,
-    doctor="streamfix_litellm._doctor:DRIVER",
-    trigger="litellm",
-    sites=[
+    "streamfix_litellm",
+    "litellm",
+    SUPPORTED,
+    [
         Site(
             "litellm.llms.ollama.chat.transformation",
             "OllamaChatCompletionResponseIterator.chunk_parser",
@@ -33,4 +31,5 @@ SHIM = Shim(
             "streamfix_litellm._openai:chunk_creator",
         ),
     ],
+    trigger="litellm",
 )

@@ -19,12 +19,5 @@ from ._patch import SHIM, SUPPORTED
 
 available, install, installed, uninstall = SHIM.functions()
 
-__all__ = [
-    "SUPPORTED",
-    "available",
-    "get_completion",
-    "install",
-    "installed",
-    "run_tool_calls",
-    "uninstall",
-]
+__all__ = ["SUPPORTED", "available", "install", "installed", "uninstall"]
+__all__ += ["get_completion", "run_tool_calls"]

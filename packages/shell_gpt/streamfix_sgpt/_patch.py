@@ -29,11 +29,8 @@ def _cached_get_completion(_original: Any) -> Any:
 
 
 SHIM = Shim(
-    name="sgpt",
-    distribution="shell-gpt",
-    supported=SUPPORTED,
-    doctor="streamfix_sgpt._doctor:DRIVER",
-    trigger="sgpt.handlers.handler",
-    requires=("sgpt",),
-    sites=[Site("sgpt.handlers.handler", "Handler.get_completion", _cached_get_completion)],
+    "streamfix_sgpt",
+    "shell-gpt",
+    SUPPORTED,
+    [Site("sgpt.handlers.handler", "Handler.get_completion", _cached_get_completion)],
 )

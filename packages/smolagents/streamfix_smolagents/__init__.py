@@ -24,17 +24,13 @@ if TYPE_CHECKING:
     from ._agglomerate import agglomerate_stream_deltas, delta_to_chunk, to_chat_message
     from ._incremental import StreamDeltaAggregator, agglomerate_growing_deltas
 
-__all__ = [
-    "SUPPORTED",
+__all__ = ["SUPPORTED", "available", "install", "installed", "uninstall"]
+__all__ += [
     "StreamDeltaAggregator",
     "agglomerate_growing_deltas",
     "agglomerate_stream_deltas",
-    "available",
     "delta_to_chunk",
-    "install",
-    "installed",
     "to_chat_message",
-    "uninstall",
 ]
 
 _LAZY = {

@@ -25,15 +25,14 @@ NAME = "agglomerate_stream_deltas"
 _GROWING = "streamfix_smolagents._incremental:agglomerate_growing_deltas"
 
 SHIM = Shim(
-    name="smolagents",
-    distribution="smolagents",
-    supported=SUPPORTED,
-    doctor="streamfix_smolagents._doctor:DRIVER",
-    trigger="smolagents",
-    sites=[
+    "streamfix_smolagents",
+    "smolagents",
+    SUPPORTED,
+    [
         Site("smolagents.models", NAME, "streamfix_smolagents._agglomerate:" + NAME),
         Site("smolagents.agents", NAME, _GROWING, optional=True),
         # An optional UI whose own dependencies may be missing.
         Site("smolagents.gradio_ui", NAME, _GROWING, optional=True),
     ],
+    trigger="smolagents",
 )

@@ -401,7 +401,8 @@ def _openai_scenarios() -> list[Scenario]:
             "openai",
             (
                 _role(),
-                _chunk(_calls(_tc(0, "call_a", "get_weather", w))),
+                _chunk(_calls(_tc(0, "call_a", "get_weather"))),
+                _chunk(_calls(_tc(0, args=w))),
                 _chunk(_calls(_tc(1, "call_b", "get_time", t))),
                 _chunk(_calls(_tc(0, signature=_SIG_A))),
                 _chunk({}, "tool_calls"),
