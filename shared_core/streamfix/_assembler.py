@@ -72,6 +72,7 @@ class ToolCallAssembler:
         max_argument_bytes: int | None = None,
     ) -> None:
         self.tools: frozenset[str] = _tool_names(tools)
+        self._no_arguments = _no_argument_tools(tools)
         self.max_argument_bytes = max_argument_bytes
         self._choices: dict[int, ChoiceState] = {}
         self._usage: dict[str, Any] | None = None
@@ -333,7 +334,7 @@ class ToolCallAssembler:
         values_seen: dict[int, int] = {}  # B4: values so far per originating call
         ids: dict[str, ToolCall] = {}  # G3, G4: the first call with each id
         for call in state.calls:
-            outcome = outcomes[call.position] = settle(state, call)
+            outcome = outcomes[call.position] = settle(state, call, self._no_arguments)
             if isinstance(outcome, Complete):
                 origin = call.origin or call
                 for arguments, parsed in outcome.values:
@@ -398,6 +399,29 @@ def _tool_names(tools: Iterable[Any] | Mapping[str, Any] | None) -> frozenset[st
             name = function.get("name") if isinstance(function, Mapping) else None
             if isinstance(name, str):
                 names.add(name)
+    return frozenset(names)
+
+
+def _no_argument_tools(tools: Iterable[Any] | Mapping[str, Any] | None) -> frozenset[str]:
+    """The declared tools whose parameters schema requires no argument (E11): from
+    OpenAI tool dicts, or a mapping of name to schema (the parameters, or a function
+    dict holding them). A tool declared by name only is not known to take none."""
+    if tools is None or isinstance(tools, str):
+        return frozenset()
+    if isinstance(tools, Mapping):
+        declared = [(name, schema) for name, schema in tools.items()]
+    else:
+        declared = []
+        for tool in tools:
+            function = tool.get("function", tool) if isinstance(tool, Mapping) else None
+            if isinstance(function, Mapping):
+                declared.append((function.get("name"), function))
+    names = set()
+    for name, schema in declared:
+        if isinstance(schema, Mapping):
+            parameters = schema.get("parameters", schema)
+            if isinstance(parameters, Mapping) and not parameters.get("required"):
+                names.add(str(name))
     return frozenset(names)
 
 

@@ -95,17 +95,20 @@ def _openai_dict(chunk: dict[str, Any], problems: list[str]) -> Chunk:
         if choices is not None:
             problems.append(f"choices is {type(choices).__name__}, not a list")
         return _new(Chunk, (out, usage, error, problems))
+    response = chunk.get("id")
     for choice in choices:
         if type(choice) is not dict:
             problems.append(f"choice is {type(choice).__name__}, not an object")
             continue
-        part = _dict_choice(choice, problems)
+        part = _dict_choice(choice, problems, response)
         if part is not None:
             out.append(part)
     return _new(Chunk, (out, usage, error, problems))
 
 
-def _dict_choice(choice: dict[str, Any], problems: list[str]) -> ChoiceDelta | None:
+def _dict_choice(
+    choice: dict[str, Any], problems: list[str], response: object = None
+) -> ChoiceDelta | None:
     number = choice.get("index", 0)
     if type(number) is not int or number < 0:
         problems.append(f"choice index {number!r} is not a non-negative integer")
@@ -117,6 +120,11 @@ def _dict_choice(choice: dict[str, Any], problems: list[str]) -> ChoiceDelta | N
         problems.append(f"delta is {type(delta).__name__}, not an object")
         delta = {}
     fragments = _fragments(delta.get("tool_calls"), problems)
+    if not fragments and delta.get("function_call") is not None:
+        fragments = _legacy_call(delta["function_call"], response, problems)
+    finish = choice.get("finish_reason")
+    if finish == "function_call":  # H1: the legacy name of "tool_calls"
+        finish = "tool_calls"
     reasoning = delta.get("reasoning_content")
     if reasoning is None:
         reasoning = delta.get("reasoning")
@@ -127,9 +135,23 @@ def _dict_choice(choice: dict[str, Any], problems: list[str]) -> ChoiceDelta | N
             _text(delta.get("content"), "content", problems),
             _text(reasoning, "reasoning", problems),
             fragments,
-            _text(choice.get("finish_reason"), "finish_reason", problems),
+            _text(finish, "finish_reason", problems),
         ),
     )
+
+
+def _legacy_call(function_call: object, response: object, problems: list[str]) -> list[Fragment]:
+    """H1: ``delta.function_call``, the dialect before ``tool_calls``: one call per
+    message, at index 0, never with an id. The fragment that names it gets one made
+    from the response's id (the same on every chunk), so the call has an id to answer."""
+    function = _object(function_call, "function_call", problems)
+    if not function:
+        return []
+    name = function.get("name")
+    call_id = None
+    if name:
+        call_id = f"call_{response}" if type(response) is str and response else "call_0"
+    return [_fragment(0, call_id, name, function.get("arguments"), None, None, problems)]
 
 
 def _fragments(calls: object, problems: list[str]) -> list[Fragment]:
@@ -189,7 +211,7 @@ def _view(chunk: Any) -> dict[str, Any]:
     """A chunk object (openai ``ChatCompletionChunk``, litellm ``ModelResponseStream``) as
     the plain dict it stands for, holding only the fields the normaliser reads."""
     fields = _fields(chunk)
-    view = _without_none(fields, ("usage", "error"))
+    view = _without_none(fields, ("usage", "error", "id"))
     if "usage" in view:
         view["usage"] = _plain(view["usage"])
     view["choices"] = [_choice_view(choice) for choice in fields.get("choices") or ()]
@@ -206,6 +228,9 @@ def _choice_view(choice: Any) -> dict[str, Any]:
         calls = delta_fields.get("tool_calls")
         if calls:
             delta_view["tool_calls"] = [_call_view(call) for call in calls]
+        elif delta_fields.get("function_call") is not None:
+            function_call = _fields(delta_fields["function_call"])
+            delta_view["function_call"] = _without_none(function_call, ("name", "arguments"))
         view["delta"] = delta_view
     return view
 
@@ -278,6 +303,8 @@ def _fragment(
     problems: list[str],
 ) -> Fragment:
     """Check and coerce the fields of one tool-call entry; find its thought signature."""
+    if type(index) is str and index.isascii() and index.isdigit():
+        index = int(index)  # G6: "0" in one chunk, 0 in the next
     if index is not None and type(index) is not int:
         problems.append(f"tool call index {index!r} is not an integer; routed as absent")
         index = None

@@ -15,7 +15,7 @@ from itertools import pairwise
 from typing import Any
 
 from ._errors import MalformedToolCallError, StreamFixError, TruncatedToolCallError
-from ._scanner import strict_loads
+from ._scanner import JsonScanner, strict_loads
 from ._state import CallState, ChoiceState
 from ._types import AssembledMessage, ToolCall
 
@@ -63,19 +63,16 @@ Outcome = Complete | Dropped | Truncated | Malformed
 _EMPTY = Complete((("{}", {}),))
 
 
-def settle(state: ChoiceState, call: CallState) -> Outcome:
-    """What ``call`` becomes at the end of the stream (diagnostics go on ``state``)."""
+def settle(state: ChoiceState, call: CallState, no_arguments: frozenset[str]) -> Outcome:
+    """What ``call`` becomes at the end of the stream (diagnostics go on ``state``).
+
+    ``no_arguments``: the declared tools that take no required arguments (E11)."""
     text = call.text()
     if call.name is None:
-        if text.strip() in ("", "{}"):  # B9
-            state.diagnose(
-                "phantom-call", "a call with no name and no arguments was dropped", call.position
-            )
-            return Dropped()
-        why = "a call has arguments but never got a name"
-        state.diagnose("nameless-call", why, call.position)
-        return Malformed(why)
+        return _nameless(state, call, text)
     if not text.strip():
+        if state.finish_reason is None and call.name not in no_arguments:
+            return Truncated()  # E11: a header, then the stream ended with no byte of it
         return _EMPTY  # D2: a zero-argument tool
     try:  # the common case, one parse of one value; the scanner is needed only if it fails
         parsed = strict_loads(text)
@@ -83,7 +80,38 @@ def settle(state: ChoiceState, call: CallState) -> Outcome:
         parsed = None
     if isinstance(parsed, dict):
         return Complete(((text, parsed),))  # the provider's own text, as non-streamed
+    if isinstance(parsed, str):
+        inner = _double_encoded(parsed)
+        if inner is not None:  # I1
+            detail = "the arguments were a JSON string holding the object; decoded once"
+            state.diagnose("double-encoded-arguments", detail, call.position)
+            return Complete((inner,))
     return _repair(state, call, text)
+
+
+def _nameless(state: ChoiceState, call: CallState, text: str) -> Outcome:
+    """B9: no name and no arguments is no call; E9: arguments and never a name is an
+    error naming the call (a claimed call that silently disappeared would orphan the
+    next turn's tool result)."""
+    if text.strip() in ("", "{}"):
+        state.diagnose(
+            "phantom-call", "a call with no name and no arguments was dropped", call.position
+        )
+        return Dropped()
+    named = f"id {call.id!r}" if call.id is not None else f"position {call.position}"
+    why = f"the call with {named} has arguments but never got a name"
+    state.diagnose("nameless-call", why, call.position)
+    return Malformed(why)
+
+
+def _double_encoded(text: str) -> Value | None:
+    """I1: the object a JSON string's content is, if it is one."""
+    raw = text.strip()
+    try:
+        parsed = strict_loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return (raw, parsed) if isinstance(parsed, dict) else None
 
 
 def _repair(state: ChoiceState, call: CallState, text: str) -> Outcome:
@@ -101,6 +129,11 @@ def _repair(state: ChoiceState, call: CallState, text: str) -> Outcome:
         detail = "arguments were re-sent whole on every fragment; the last copy kept"
         state.diagnose("cumulative-arguments", detail, call.position)
         return Complete((cumulative,))
+    restarted = _restarted(text)
+    if restarted is not None:  # I3
+        detail = "the arguments restarted after an unfinished prefix; the complete value kept"
+        state.diagnose("restarted-arguments", detail, call.position)
+        return Complete((restarted,))
     if scanner.error is None and (scanner.dirty or not scanner.boundaries):
         return Truncated()  # E4
     why = f"arguments of {call.name!r}: {scanner.error or 'not a JSON object'}"
@@ -122,6 +155,65 @@ def _split(text: str, boundaries: list[int]) -> tuple[Value, ...] | None:
             return None
         values.append((raw, parsed))
     return tuple(values)
+
+
+#: I3 looks for the restart at no more than this many "{" (a failing stream only).
+_RESTART_TRIES = 256
+
+
+def _restarted(text: str) -> Value | None:
+    """I3: ``text`` is an unfinished prefix of an object, then a fresh ``{`` that begins
+    one complete object running to the end: that object (the earliest such ``{``, so
+    the longest). The prefix must end where no value can begin (inside a string, after
+    a key or a value, after ``{`` or an object's ``,``), so the whole is not JSON: a
+    prefix that could hold the object as a value (it ends with ``:``, ``[`` or an
+    array's ``,``) is truncation (E4), not a restart. No overlap is de-duplicated: the
+    value is kept as sent."""
+    start = 0
+    for _ in range(_RESTART_TRIES):
+        start = text.find("{", start + 1)
+        if start < 0:
+            return None
+        prefix = text[:start].strip()
+        if not prefix.startswith("{"):
+            return None
+        raw = text[start:].strip()
+        try:
+            parsed = strict_loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(parsed, dict):
+            continue
+        scanner = JsonScanner()
+        scanner.advance(prefix)
+        could_hold = not scanner.in_string and (
+            prefix[-1] in ":[" or (prefix[-1] == "," and _innermost(prefix) == "[")
+        )
+        if scanner.error is None and not scanner.complete and not could_hold:
+            return raw, parsed
+    return None
+
+
+def _innermost(text: str) -> str | None:
+    """The opening bracket (``{`` or ``[``) of the container open at the end of
+    ``text``, a JSON prefix the scanner accepted."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append(char)
+        elif char in "}]" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
 
 
 def _cumulative(parts: list[str]) -> Value | None:

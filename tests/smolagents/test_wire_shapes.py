@@ -230,7 +230,7 @@ CASES = [
     ),
     Case(
         "D2 zero-argument tool, arguments absent",
-        [chunk(tc(0, "c1", "now"))],
+        [chunk(tc(0, "c1", "now")), chunk(finish="tool_calls")],
         [("now", {})],
         [("now", "")],  # stock: "" (the agent reads it as no arguments)
     ),

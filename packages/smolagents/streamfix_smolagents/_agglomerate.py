@@ -9,6 +9,7 @@ back as smolagents' own ``ChatMessage``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,6 +25,11 @@ from smolagents.monitoring import TokenUsage
 import streamfix
 
 __all__ = ["agglomerate_stream_deltas", "delta_to_chunk", "to_chat_message"]
+
+#: smolagents' deltas carry no finish reason, and smolagents ends the stream itself: its
+#: end stands for one. Without it a zero-argument call's header (no argument byte) would
+#: read as cut off (wire-shapes E11); stock runs it with no arguments, and so does this.
+STREAM_END: dict[str, Any] = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
 
 
 def delta_to_chunk(delta: ChatMessageStreamDelta) -> dict[str, Any]:
@@ -114,5 +120,6 @@ def agglomerate_stream_deltas(
     are never handed to a tool as invalid JSON) and ``streamfix.MalformedToolCallError``
     when they are not a JSON object.
     """
-    assembled = streamfix.assemble(delta_to_chunk(delta) for delta in stream_deltas)
+    chunks = (delta_to_chunk(delta) for delta in stream_deltas)
+    assembled = streamfix.assemble(itertools.chain(chunks, (STREAM_END,)))
     return to_chat_message(assembled, role)

@@ -30,7 +30,7 @@ from smolagents.monitoring import TokenUsage
 
 import streamfix
 
-from ._agglomerate import delta_to_chunk, to_chat_message
+from ._agglomerate import STREAM_END, delta_to_chunk, to_chat_message
 
 __all__ = ["StreamDeltaAggregator", "agglomerate_growing_deltas"]
 
@@ -96,6 +96,7 @@ class StreamDeltaAggregator:
     def finish(self, role: MessageRole | str = MessageRole.ASSISTANT) -> ChatMessage:
         """End the stream: the assembled message. Raises the core's errors
         (``TruncatedToolCallError``, ``MalformedToolCallError``)."""
+        self._assembler.feed(STREAM_END)
         return to_chat_message(self._assembler.finish(), role)
 
 
