@@ -20,7 +20,7 @@ from ._errors import (
     StreamFixError,
 )
 from ._fastpath import consume
-from ._normalize import ChoiceDelta, Chunk, Fragment, normalize
+from ._normalize import TEXT_FIELDS, ChoiceDelta, Chunk, Fragment, normalize
 from ._repair import (
     Complete,
     Malformed,
@@ -28,18 +28,20 @@ from ._repair import (
     Truncated,
     failure,
     names_of,
+    reasoning_metadata,
     repeated,
     settle,
     unsettled,
 )
 from ._routing import Action, bare_continuation, is_error_finish, merged_name, route
-from ._state import CallState, ChoiceState
+from ._state import CallState, ChoiceState, ReasoningPart
 from ._types import (
     ArgumentsDelta,
     AssembledMessage,
     Diagnostic,
     Event,
     ReasoningDelta,
+    ReasoningDetailDelta,
     TextDelta,
     ToolCall,
     ToolCallCompleted,
@@ -171,6 +173,8 @@ class ToolCallAssembler:
             state.reasoning.append(delta.reasoning)
             if events is not None:
                 events.append(ReasoningDelta(delta.reasoning, delta.choice))
+        if delta.reasoning_details or delta.thinking_blocks:
+            self._add_reasoning(state, delta, events)
         for fragment in delta.fragments:
             self._apply(state, fragment, events)
         if delta.finish_reason:
@@ -179,6 +183,75 @@ class ToolCallAssembler:
                 self._provider_error(
                     normalized, "the stream ended with finish_reason 'error'", None
                 )
+
+    def _add_reasoning(
+        self, state: ChoiceState, delta: ChoiceDelta, events: list[Event] | None
+    ) -> None:
+        """F5, F6: the delta's pieces of reasoning metadata, in the order sent."""
+        for piece in delta.reasoning_details or ():
+            self._add_detail(state, piece, events)
+        for piece in delta.thinking_blocks or ():
+            self._add_block(state, piece, events)
+
+    @staticmethod
+    def _add_detail(state: ChoiceState, piece: dict[str, Any], events: list[Event] | None) -> None:
+        """F5: a piece of ``delta.reasoning_details`` joins the entry its ``index`` names.
+
+        Policy: an entry is named by the piece's ``index`` and ``type``. A piece without
+        a ``type`` joins the latest entry at its index. A piece whose ``type`` differs
+        from the entries at its index starts an entry of its own: gateways reuse an index
+        for the next kind of detail (recorded: ``reasoning.summary`` pieces at index 0,
+        then the ``reasoning.encrypted`` data at index 0, from OpenRouter's xAI and
+        Vercel's GPT-5 and Gemini 3), and one entry of two types would lose one. So does
+        a piece whose ``id`` differs from its entry's (two signatures are two entries).
+        """
+        index, kind = _index_key(piece.get("index")), piece.get("type")
+        kind = kind if type(kind) is str else None
+        part = state.detail_at.get((index, kind))
+        if part is None and kind is not None:  # an entry at the index whose type came later
+            latest = state.detail_at.get((index, None))
+            if latest is not None and latest.fields.get("type") is None:
+                part = latest
+        if part is None or _other_id(part, piece.get("id")):
+            part = ReasoningPart(len(state.details), TEXT_FIELDS["reasoning_details"])
+            state.details.append(part)
+            state.detail_at[index, kind] = part
+        state.detail_at[index, None] = part
+        part.merge(piece)
+        if events is not None:
+            events.append(
+                ReasoningDetailDelta("reasoning_details", part.position, piece, state.number)
+            )
+
+    @staticmethod
+    def _add_block(state: ChoiceState, piece: dict[str, Any], events: list[Event] | None) -> None:
+        """F6: a piece of ``delta.thinking_blocks`` continues the latest block or starts one.
+
+        Policy: pieces carry no index, so blocks follow each other. A piece starts a new
+        block when there is none yet, when its ``type`` differs from the latest block's,
+        when the latest block already got its ``signature`` (Anthropic signs a thinking
+        block with its last piece, so the next piece belongs to the next block), and
+        always for ``redacted_thinking``: such a block arrives whole, one piece each (as
+        litellm's own ``stream_chunk_builder`` groups them too). A piece without a
+        ``type`` continues the latest block (and a typed piece one that had none).
+        """
+        kind = piece.get("type")
+        part = state.blocks[-1] if state.blocks else None
+        latest = part.fields.get("type") if part is not None else None
+        if (
+            part is None
+            or kind == "redacted_thinking"
+            or latest == "redacted_thinking"
+            or (kind is not None and latest is not None and kind != latest)
+            or part.fields.get("signature")
+        ):
+            part = ReasoningPart(len(state.blocks), TEXT_FIELDS["thinking_blocks"])
+            state.blocks.append(part)
+        part.merge(piece)
+        if events is not None:
+            events.append(
+                ReasoningDetailDelta("thinking_blocks", part.position, piece, state.number)
+            )
 
     def _apply(self, state: ChoiceState, fragment: Fragment, events: list[Event] | None) -> None:
         action, call = route(state, fragment)
@@ -343,6 +416,7 @@ class ToolCallAssembler:
                     tool = _tool_call(origin, arguments, parsed, len(calls), n)
                     if not repeated(state, tool, ids, call.position):
                         calls.append(tool)
+        calls, details, blocks = reasoning_metadata(state, calls)
         message = AssembledMessage(
             content="".join(state.content),
             reasoning="".join(state.reasoning),
@@ -351,8 +425,24 @@ class ToolCallAssembler:
             usage=self._usage,
             diagnostics=[*self._problems, *state.diagnostics],
             choice=state.number,
+            reasoning_details=details,
+            thinking_blocks=blocks,
         )
         return message, outcomes
+
+
+def _index_key(value: object) -> int | None:
+    """A reasoning detail's ``index`` as a key: an integer, a digit string the same index
+    (as G6), anything else absent."""
+    if type(value) is int:
+        return value
+    return int(value) if type(value) is str and value.isdigit() else None
+
+
+def _other_id(part: ReasoningPart, piece_id: object) -> bool:
+    """Whether a piece's ``id`` names another entry than ``part`` (both non-empty)."""
+    part_id = part.fields.get("id")
+    return bool(piece_id) and bool(part_id) and piece_id != part_id
 
 
 def _event_id(call: CallState) -> str | None:

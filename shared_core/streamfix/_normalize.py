@@ -40,13 +40,19 @@ class Fragment(NamedTuple):
 
 
 class ChoiceDelta(NamedTuple):
-    """What one chunk says about one choice."""
+    """What one chunk says about one choice.
+
+    ``reasoning_details`` (F5) and ``thinking_blocks`` (F6) are the pieces of the delta's
+    lists of those names as plain dicts, ``None`` when the delta has none
+    (:func:`_reasoning_pieces`)."""
 
     choice: int
     content: str | None
     reasoning: str | None
     fragments: list[Fragment]
     finish_reason: str | None
+    reasoning_details: list[dict[str, Any]] | None
+    thinking_blocks: list[dict[str, Any]] | None
 
 
 class ProviderError(NamedTuple):
@@ -128,6 +134,8 @@ def _dict_choice(
     reasoning = delta.get("reasoning_content")
     if reasoning is None:
         reasoning = delta.get("reasoning")
+    details = delta.get("reasoning_details")
+    blocks = delta.get("thinking_blocks")
     return _new(
         ChoiceDelta,
         (
@@ -136,6 +144,8 @@ def _dict_choice(
             _text(reasoning, "reasoning", problems),
             fragments,
             _text(finish, "finish_reason", problems),
+            None if details is None else _reasoning_pieces(details, _DETAILS, problems),
+            None if blocks is None else _reasoning_pieces(blocks, _BLOCKS, problems),
         ),
     )
 
@@ -231,6 +241,9 @@ def _choice_view(choice: Any) -> dict[str, Any]:
         elif delta_fields.get("function_call") is not None:
             function_call = _fields(delta_fields["function_call"])
             delta_view["function_call"] = _without_none(function_call, ("name", "arguments"))
+        for key in _PIECE_FIELDS:  # F5, F6
+            if delta_fields.get(key) is not None:
+                delta_view[key] = _plain(delta_fields[key])
         view["delta"] = delta_view
     return view
 
@@ -259,6 +272,39 @@ def _plain(value: Any) -> Any:
     return dump() if callable(dump) else value
 
 
+# --- reasoning metadata (F5, F6) -----------------------------------------------------------
+
+_DETAILS = "reasoning_details"
+_BLOCKS = "thinking_blocks"
+_PIECE_FIELDS = (_DETAILS, _BLOCKS)
+#: The fields of a piece that are text sent in pieces (joined by the assembler).
+TEXT_FIELDS: dict[str, frozenset[str]] = {
+    _DETAILS: frozenset(("text", "summary", "data")),
+    _BLOCKS: frozenset(("thinking", "data")),
+}
+
+
+def _reasoning_pieces(value: object, field: str, problems: list[str]) -> list[dict[str, Any]]:
+    """The pieces of ``delta.reasoning_details`` or ``delta.thinking_blocks``: a list of
+    objects, each kept as sent except a text field (:data:`TEXT_FIELDS`) that is not a
+    string, which is left out with a problem. Anything else is a problem, left out."""
+    pieces: list[dict[str, Any]] = []
+    if type(value) is not list:
+        problems.append(f"{field} is {type(value).__name__}, not a list")
+        return pieces
+    text_fields = TEXT_FIELDS[field]
+    for entry in value:
+        if type(entry) is not dict:
+            problems.append(f"an entry of {field} is {type(entry).__name__}, not an object")
+            continue
+        bad = [key for key in text_fields if type(entry.get(key, "")) not in (str, type(None))]
+        if bad:
+            problems.append(f"{field} {', '.join(sorted(bad))} not a string; ignored")
+            entry = {key: item for key, item in entry.items() if key not in bad}  # noqa: PLW2901
+        pieces.append(entry)
+    return pieces
+
+
 # --- Ollama native /api/chat --------------------------------------------------------------
 
 
@@ -285,6 +331,8 @@ def _ollama(chunk: dict[str, Any], problems: list[str]) -> Chunk:
             _text(message.get("thinking"), "thinking", problems),
             fragments,
             _text(finish, "done_reason", problems),
+            None,
+            None,
         ),
     )
     return _new(Chunk, ([choice], usage, None, problems))

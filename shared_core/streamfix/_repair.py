@@ -10,7 +10,7 @@ assembler raises, carrying the message assembled from the rest.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
@@ -26,6 +26,7 @@ __all__ = [
     "Outcome",
     "Truncated",
     "failure",
+    "reasoning_metadata",
     "repeated",
     "settle",
 ]
@@ -286,3 +287,45 @@ def unsettled(state: ChoiceState, positions: dict[int, Any]) -> dict[int, str]:
 def names_of(state: ChoiceState, positions: dict[int, Any]) -> dict[int, str | None]:
     """The names of the calls at ``positions`` (``None`` if one never got one)."""
     return {call.position: call.name for call in state.calls if call.position in positions}
+
+
+_GEMINI_FORMAT = "google-gemini"
+
+
+def reasoning_metadata(
+    state: ChoiceState, calls: list[ToolCall]
+) -> tuple[list[ToolCall], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The message's ``reasoning_details`` (F5) and ``thinking_blocks`` (F6) as the
+    non-streamed message carries them, and its calls with F5's signatures set.
+
+    F5: a ``reasoning.encrypted`` entry whose ``format`` starts with ``google-gemini``
+    and whose ``id`` is a call's id is that call's Gemini thought signature (OpenRouter
+    carries it so): its ``data`` becomes the call's ``thought_signature`` too. Matched
+    by id once the stream ended, so the entry may come before or after its call; an id
+    that names no call signs nothing (the entry stays in ``reasoning_details``), one
+    that several calls share (G3) signs the first of them, and a call that brought a
+    signature of its own (F1) keeps it.
+    """
+    details = [part.value() for part in state.details]
+    blocks = [part.value() for part in state.blocks]
+    if not details or not calls:
+        return calls, details, blocks
+    positions: dict[str, int] = {}
+    for position, call in enumerate(calls):
+        if call.id is not None:
+            positions.setdefault(call.id, position)
+    signed = list(calls)
+    for entry in details:
+        fmt, data, entry_id = entry.get("format"), entry.get("data"), entry.get("id")
+        if (
+            entry.get("type") == "reasoning.encrypted"
+            and type(fmt) is str
+            and fmt.startswith(_GEMINI_FORMAT)
+            and type(data) is str
+            and data
+            and type(entry_id) is str
+        ):
+            at = positions.get(entry_id)
+            if at is not None and signed[at].thought_signature is None:
+                signed[at] = replace(signed[at], thought_signature=data)
+    return signed, details, blocks

@@ -5,10 +5,14 @@ decisions (``_repair``) read these; only the assembler changes them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._scanner import JsonScanner, strict_loads
 from ._types import Diagnostic
 
-__all__ = ["CallState", "ChoiceState"]
+__all__ = ["CallState", "ChoiceState", "ReasoningPart"]
+
+_JOINED: Any = object()  # marks a field of ReasoningPart.fields held in pieces
 
 
 class CallState:
@@ -89,16 +93,80 @@ class CallState:
         return "".join(self.parts)
 
 
+class ReasoningPart:
+    """One entry of ``reasoning_details`` (F5) or one thinking block (F6) being assembled.
+
+    Fields:
+        fields: every field sent so far, in order of first appearance: a text field
+            (``text_fields``) as :data:`_JOINED`, its pieces in ``pieces``; any other
+            field its latest value, where a null never replaces a value and an empty
+            string never replaces a non-empty one (Vercel sends ``"signature": ""`` on
+            every text piece and the signature on the last); a field only ever sent as
+            null stays null, as the non-streamed message carries it.
+        pieces: the text pieces of each text field, joined once at the end.
+        position: the part's place in its list (the message's, and in events).
+        text_fields: the names of the text fields.
+
+    Invariant: ``fields[key] is _JOINED`` exactly when ``key in pieces``.
+    """
+
+    __slots__ = ("fields", "pieces", "position", "text_fields")
+
+    def __init__(self, position: int, text_fields: frozenset[str]) -> None:
+        self.position = position
+        self.text_fields = text_fields
+        self.fields: dict[str, Any] = {}
+        self.pieces: dict[str, list[str]] = {}
+
+    def get(self, key: str) -> Any:
+        """A field's current value (a text field joined), ``None`` if never sent."""
+        value = self.fields.get(key)
+        return "".join(self.pieces[key]) if value is _JOINED else value
+
+    def merge(self, piece: dict[str, Any]) -> None:
+        fields, pieces = self.fields, self.pieces
+        for key, value in piece.items():
+            if type(value) is str and key in self.text_fields:
+                if key in pieces:
+                    pieces[key].append(value)
+                else:
+                    pieces[key] = [value]
+                    fields[key] = _JOINED
+            elif key not in fields or _replaces(value, fields[key]):
+                fields[key] = value
+
+    def value(self) -> dict[str, Any]:
+        """The part as the non-streamed message carries it."""
+        pieces = self.pieces
+        return {
+            key: "".join(pieces[key]) if value is _JOINED else value
+            for key, value in self.fields.items()
+        }
+
+
+def _replaces(value: Any, kept: Any) -> bool:
+    """Whether a field's new value replaces the one kept: never a null, never a text
+    field's pieces, never a non-empty value by an empty string."""
+    return value is not None and kept is not _JOINED and (value != "" or kept is None or kept == "")
+
+
 class ChoiceState:
     """Everything known about one choice: its calls and how fragments address them
     (``by_index``: the call a wire index names now; ``by_id``), text, reasoning, the
-    finish reason, signatures held for calls not yet open (F3) and diagnostics."""
+    finish reason, signatures held for calls not yet open (F3) and diagnostics.
+
+    Reasoning metadata: ``details`` (F5) with ``detail_at`` (the entry a wire ``index``
+    and ``type`` name now) and ``blocks`` (F6), each in order of first appearance.
+    """
 
     __slots__ = (
+        "blocks",
         "by_id",
         "by_index",
         "calls",
         "content",
+        "detail_at",
+        "details",
         "diagnostics",
         "finish_reason",
         "held_signatures",
@@ -116,6 +184,9 @@ class ChoiceState:
         self.reasoning: list[str] = []
         self.finish_reason: str | None = None
         self.diagnostics: list[Diagnostic] = []
+        self.details: list[ReasoningPart] = []
+        self.detail_at: dict[tuple[object, object], ReasoningPart] = {}
+        self.blocks: list[ReasoningPart] = []
 
     # Questions the routing rules ask.
 

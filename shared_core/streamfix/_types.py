@@ -14,6 +14,7 @@ __all__ = [
     "Diagnostic",
     "Event",
     "ReasoningDelta",
+    "ReasoningDetailDelta",
     "TextDelta",
     "ToolCall",
     "ToolCallCompleted",
@@ -62,7 +63,14 @@ class ToolCall:
 
 @dataclass(frozen=True, slots=True)
 class AssembledMessage:
-    """The assistant message of one choice, assembled from a stream."""
+    """The assistant message of one choice, assembled from a stream.
+
+    ``reasoning_details`` (wire-shapes F5: OpenRouter, Vercel AI Gateway) and
+    ``thinking_blocks`` (F6: Anthropic thinking through litellm) are the provider's
+    reasoning metadata as the non-streamed message carries them: one dict per entry or
+    block, in order, its text joined and its other fields as sent. Both are empty when
+    the stream sent none.
+    """
 
     content: str = ""
     reasoning: str = ""
@@ -72,12 +80,22 @@ class AssembledMessage:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     choice: int = 0
     role: str = "assistant"
+    reasoning_details: list[dict[str, Any]] = field(default_factory=list)
+    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
 
     def to_openai_dict(self) -> dict[str, Any]:
-        """The message in OpenAI chat-completions shape (``choices[i].message``)."""
+        """The message in OpenAI chat-completions shape (``choices[i].message``).
+
+        ``reasoning_details`` and ``thinking_blocks`` are included only when there are
+        any, under the names an assistant message of the next request carries them
+        (OpenRouter reads ``reasoning_details`` back, litellm ``thinking_blocks``)."""
         message: dict[str, Any] = {"role": self.role, "content": self.content or None}
         if self.reasoning:
             message["reasoning_content"] = self.reasoning
+        if self.reasoning_details:
+            message["reasoning_details"] = [dict(entry) for entry in self.reasoning_details]
+        if self.thinking_blocks:
+            message["thinking_blocks"] = [dict(block) for block in self.thinking_blocks]
         if self.tool_calls:
             message["tool_calls"] = [
                 {
@@ -104,6 +122,25 @@ class ReasoningDelta:
     """New reasoning ("thinking") text."""
 
     text: str
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDetailDelta:
+    """A piece of the provider's reasoning metadata arrived: an entry of
+    ``delta.reasoning_details`` (``field == "reasoning_details"``, F5) or of
+    ``delta.thinking_blocks`` (``field == "thinking_blocks"``, F6).
+
+    An event of its own, not an extended :class:`ReasoningDelta`: that one carries only
+    text to append to ``reasoning``, and providers that send these pieces send the same
+    text there too (``reasoning``, ``reasoning_content``). ``position`` is the place, in
+    the message's list of that name, of the entry or block the piece went to (the
+    message holds it whole, its text joined); ``piece`` is the piece as sent.
+    """
+
+    field: str
+    position: int
+    piece: dict[str, Any]
     choice: int = 0
 
 
@@ -168,6 +205,7 @@ class UsageReported:
 Event = (
     TextDelta
     | ReasoningDelta
+    | ReasoningDetailDelta
     | ToolCallStarted
     | ToolCallUpdated
     | ArgumentsDelta
