@@ -5,7 +5,7 @@ All are frozen, slotted dataclasses: cheap to build, safe to share.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = [
@@ -107,6 +107,30 @@ class AssembledMessage:
                 for call in self.tool_calls
             ]
         return message
+
+    def with_unique_ids(self) -> AssembledMessage:
+        """This message with every call id unique, for a framework that answers calls
+        by id (wire-shapes G3: DeepSeek, GLM and Kimi reuse one id for distinct calls).
+        A repeated id becomes ``id-1``, ``id-2``... (the first free; derived as B4
+        derives follow-on ids); the first call keeps it. ``self`` if nothing repeats."""
+        ids = [call.id for call in self.tool_calls if call.id is not None]
+        if len(set(ids)) == len(ids):
+            return self
+        taken = set(ids)
+        seen: set[str] = set()
+        calls = []
+        for call in self.tool_calls:
+            if call.id is None or call.id not in seen:
+                calls.append(call)
+                if call.id is not None:
+                    seen.add(call.id)
+                continue
+            n = 1
+            while f"{call.id}-{n}" in taken:
+                n += 1
+            taken.add(f"{call.id}-{n}")
+            calls.append(replace(call, id=f"{call.id}-{n}"))
+        return replace(self, tool_calls=calls)
 
 
 @dataclass(frozen=True, slots=True)

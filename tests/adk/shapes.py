@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
+import support
 from adk_fakes import chunk, model_response, sig, tc, usage_chunk
 
 S1, S2 = sig("signature-one"), sig("signature-two")
@@ -24,6 +26,12 @@ class Shape:
     #: On which google-adk stock is broken for this shape: "all", "<2.13" (fixed upstream
     #: in 2.13: adk-python#7004 and streamed signatures) or "" (stock already right).
     stock_broken: str = ""
+
+
+def legacy(function_call: dict[str, Any]) -> Any:
+    """H1: a litellm chunk in the legacy ``delta.function_call`` dialect."""
+    body = support.chunk(delta={"role": "assistant", "function_call": function_call})
+    return support.to_litellm(body)
 
 
 def _calls(*calls: tuple[str | None, str, str, str | None], **kwargs: Any) -> Any:
@@ -393,6 +401,87 @@ SHAPES = [
             usage_chunk(),
         ],
         _calls(("c1", "f", F_ARGS, None), content="\n"),
+    ),
+    # --- the second wave (docs/wire-shapes.md E8-E11, G, H, I) ---------------------------
+    Shape(
+        "G1-placeholder-identity",
+        [
+            chunk(tc(0, "c1", "f", '{"city":')),
+            chunk(tc(0, "", "", '"Paris"}', type="")),
+            DONE,
+            usage_chunk(),
+        ],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "G3-shared-id",
+        [
+            chunk(tc(0, "c1", "f", F_ARGS)),
+            chunk(tc(1, "c1", "g", G_ARGS)),
+            DONE,
+            usage_chunk(),
+        ],
+        # ADK answers each call by its id: the second gets its own (derived, as in B4)
+        _calls(("c1", "f", F_ARGS, None), (None, "g", G_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "G4-repeated-call",
+        [
+            chunk(tc(0, "c1", "f", F_ARGS)),
+            chunk(tc(1, "c1", "f", F_ARGS)),
+            DONE,
+            usage_chunk(),
+        ],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "G5-type-empty",
+        [
+            chunk(tc(0, "c1", "f", '{"city":', type="")),
+            chunk(tc(0, args='"Paris"}', type="")),
+            chunk(tc(1, "c2", "g", G_ARGS, type="")),
+            DONE,
+            usage_chunk(),
+        ],
+        _two(),
+        "all",
+    ),
+    Shape(
+        "H1-legacy-function-call",
+        [
+            legacy({"name": "f", "arguments": ""}),
+            legacy({"arguments": '{"city":'}),
+            legacy({"arguments": '"Paris"}'}),
+            chunk(finish="function_call"),
+            usage_chunk(),
+        ],
+        _calls((None, "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "I1-double-encoded",
+        [
+            chunk(tc(0, "c1", "f", json.dumps(F_ARGS)[:7])),
+            chunk(tc(0, args=json.dumps(F_ARGS)[7:])),
+            DONE,
+            usage_chunk(),
+        ],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
+    ),
+    Shape(
+        "I3-restarted-arguments",
+        [
+            chunk(tc(0, "c1", "f", '{"location": "Pa')),
+            chunk(tc(0, args=F_ARGS)),
+            DONE,
+            usage_chunk(),
+        ],
+        _calls(("c1", "f", F_ARGS, None)),
+        "all",
     ),
     Shape(
         "text-only",

@@ -122,3 +122,22 @@ def test_b2_a_new_id_with_a_name_after_a_complete_call_still_splits(kind: str) -
         _chunk(_tc(0, "b", "f", '{"q": 2}'), finish="tool_calls"),
     ]
     assert _calls(_assemble(kind, chunks)) == [("a", "f", {"q": 1}), ("b", "f", {"q": 2})]
+
+
+def test_g3_with_unique_ids_for_frameworks_that_answer_by_id() -> None:
+    """``AssembledMessage.with_unique_ids()``: the first call keeps the shared id, the
+    others get ``id-N`` (the first free); a message without repeats is returned as is."""
+    message = _assemble(
+        "dict",
+        [
+            _chunk(_tc(0, "call_1", "get_weather", '{"city": "Paris"}')),
+            _chunk(_tc(1, "call_1", "get_time", "{}")),
+            _chunk(_tc(2, "call_1-1", "get_date", "{}")),
+            _chunk(_tc(3, "call_1", "get_news", "{}"), finish="tool_calls"),
+        ],
+    )
+    unique = message.with_unique_ids()
+    assert [c.id for c in unique.tool_calls] == ["call_1", "call_1-2", "call_1-1", "call_1-3"]
+    assert [c.name for c in unique.tool_calls] == [c.name for c in message.tool_calls]
+    assert unique.diagnostics == message.diagnostics
+    assert unique.with_unique_ids() is unique

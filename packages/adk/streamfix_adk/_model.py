@@ -205,7 +205,7 @@ def _ending(
 ) -> list[Any]:
     """What ADK gets once the provider's stream has ended (see the module docstring)."""
     try:
-        message = assembler.finish()
+        message = assembler.finish().with_unique_ids()  # ADK answers calls by id (G3)
     except _FAILURE_ERRORS as error:
         # ADK finalizes the text and reasoning passed on; the error response for the
         # calls is added after ADK's loop (fixed_generate_content_async).
