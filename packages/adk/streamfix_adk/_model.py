@@ -312,6 +312,9 @@ class _LiveCalls:
 
     def _started(self, event: streamfix.ToolCallStarted, entries: dict[int, Any]) -> None:
         name = event.name or ""
+        if self._taken(event.id):  # G3 or G4: known at the end; held for the second pass
+            self.sent.append(_Sent(event.id, name, [], None, open=False, faithful=False))
+            return
         self.sent.append(_Sent(event.id, name, [], event.thought_signature))
         entry = _entry(entries, event.position)
         entry["id"] = event.id
@@ -335,7 +338,7 @@ class _LiveCalls:
         name = event.name or ""
         if sent.signature is not None and event.thought_signature != sent.signature:
             sent.faithful = False  # a signature sent, then replaced
-        if not sent.open or not name.startswith(sent.name):
+        if not sent.open or not name.startswith(sent.name) or self._taken(event.id, sent):
             sent.faithful = sent.faithful and (event.id, name) == (sent.id, sent.name)
             return
         entry = _entry(entries, event.position)
@@ -345,6 +348,14 @@ class _LiveCalls:
             function = entry["function"]
             function["name"] = function.get("name", "") + name[len(sent.name) :]
             sent.name = name
+
+    def _taken(self, call_id: str | None, this: _Sent | None = None) -> bool:
+        """Whether another call was sent with ``call_id``: a distinct call sharing it
+        (G3, which ADK's final gets a derived id for) or a repeat (G4, dropped); which
+        one is known only at the end, so neither is forwarded live."""
+        return call_id is not None and any(
+            sent.id == call_id for sent in self.sent if sent is not this
+        )
 
     def sent_exactly(self, calls: list[streamfix.ToolCall]) -> bool:
         """Whether ADK was sent exactly ``calls`` (signatures: none or the same)."""
@@ -400,7 +411,9 @@ def _pass_through(chunk: Any) -> Any:
     choices = chunk.choices or []
     first = next((choice for choice in choices if not _field(choice, "index")), None)
     delta = _field(first, "delta") if first is not None else None
-    calls = _field(delta, "tool_calls") if delta is not None else None
+    calls = None
+    if delta is not None:  # H1: the legacy function_call is a call too
+        calls = _field(delta, "tool_calls") or _field(delta, "function_call")
     if len(choices) == 1 and first is not None and not calls and not _field(first, "finish_reason"):
         return chunk  # text, reasoning or nothing: as it is
     keep_delta = delta is not None and any(_field(delta, key) for key in _TEXT_FIELDS)
@@ -410,6 +423,7 @@ def _pass_through(chunk: Any) -> Any:
     if keep_delta and delta is not None:
         delta = delta.model_copy()
         delta.tool_calls = None
+        delta.function_call = None
         copy.choices = [StreamingChoices(index=0, delta=delta, finish_reason=None)]
     else:
         copy.choices = []
