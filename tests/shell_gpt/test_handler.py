@@ -207,6 +207,15 @@ def text_between(commands: list[str]) -> list[Chunk]:
     return [*out, chunk(finish="tool_calls")]
 
 
+def shared_id(commands: list[str]) -> list[Chunk]:
+    """G3: one id for distinct calls at different indices (DeepSeek, GLM, Kimi); the
+    tool results answer by id, so each call gets its own (``id-N``)."""
+    calls = [
+        chunk(tc(i, "call_0", "execute_shell_command", cmd(c))) for i, c in enumerate(commands)
+    ]
+    return [*calls, chunk(finish="tool_calls")]
+
+
 # shape -> (builder, how stock shell_gpt fails on it, or None where stock copes)
 SHAPES: dict[str, tuple[Any, Any]] = {
     "B1-interleaved": (interleaved, json.JSONDecodeError),
@@ -216,6 +225,7 @@ SHAPES: dict[str, tuple[Any, Any]] = {
     "B6-index-less": (index_less, json.JSONDecodeError),
     "C1-repeated-names": (repeated_names, json.JSONDecodeError),
     "F4-text-between-calls": (text_between, json.JSONDecodeError),
+    "G3-shared-id": (shared_id, json.JSONDecodeError),
 }
 
 

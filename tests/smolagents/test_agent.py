@@ -151,3 +151,27 @@ def test_patched_agent_records_what_stock_records(wire: str, stock: Any) -> None
         streamfix_smolagents.uninstall()
     assert patched_run == stock_run
     assert stock_run[0] == ["Paris", "Tokyo"]
+
+
+#: G3: DeepSeek, GLM and Kimi reuse one id for distinct calls at different indices.
+SHARED_ID = [
+    chunk(tc(0, "call_a", "weather", '{"city": "Paris"}')),
+    chunk(tc(1, "call_a", "weather", '{"city": "Tokyo"}')),
+    chunk(finish="tool_calls"),
+]
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_stock_agent_runs_one_of_two_calls_sharing_an_id(wire: str, stock: Any) -> None:
+    """smolagents keys parallel calls by id: the second call replaces the first."""
+    received, agent = run_agent(wire, SHARED_ID)
+    assert received == ["Tokyo"]
+    assert len(agent.memory.steps[1].tool_calls) == 1
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_patched_agent_runs_both_calls_sharing_an_id(wire: str, patched: None) -> None:
+    received, agent = run_agent(wire, SHARED_ID)
+    assert sorted(received) == ["Paris", "Tokyo"]
+    step = agent.memory.steps[1]
+    assert sorted(c.id for c in step.tool_calls) == ["call_a", "call_a-1"]

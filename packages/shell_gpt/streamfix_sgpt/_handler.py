@@ -54,7 +54,7 @@ def get_completion(
             for event in assembler.feed(chunk):
                 if isinstance(event, streamfix.TextDelta) and event.choice == 0:
                     yield event.text
-        message = assembler.finish()
+        message = assembler.finish().with_unique_ids()  # tool results answer by id (G3)
     except KeyboardInterrupt:
         response.close()
         return

@@ -88,7 +88,7 @@ def to_chat_message(
     with several calls it gets ``call_<position>``, because smolagents runs parallel
     calls keyed by id and equal ids would drop all but one.
     """
-    calls = message.tool_calls
+    calls = message.with_unique_ids().tool_calls  # G3: smolagents keys calls by id
     usage = message.usage or {}
     return ChatMessage(
         role=MessageRole(role),
