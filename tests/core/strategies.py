@@ -50,7 +50,13 @@ DIALECTS = (
     "index_less",
     "repeated_names",
     "one_chunk_with_finish",
+    "legacy",  # H1: delta.function_call, one call
 )
+
+# Dialects whose entries carry an index on every fragment: where the second wave's
+# identity variations (G1 placeholders, G3 shared ids, G5 types, G6 digit strings, I2
+# null entries) apply.
+INDEXED = ("standard", "interleaved", "one_chunk_with_finish")
 
 NAME_POOL = (
     "read_file",
@@ -78,6 +84,7 @@ class Call:
     text: str  # argument JSON text as sent ("" = zero-argument tool sending "", D2)
     signature: str | None = None
     args_absent: bool = False  # D2: the call never carries an "arguments" key
+    encoded: bool = False  # I1: ``text`` is the JSON text of a string holding the object
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,24 @@ class Response:
     reasoning: str = ""
     finish_reason: str = "tool_calls"
     usage: dict[str, int] | None = None
+    #: F6: (text, signature) per Anthropic thinking block, streamed through litellm
+    thinking: tuple[tuple[str, str], ...] = ()
+    #: F5: text per OpenRouter reasoning-details entry (index = place in the tuple)
+    details: tuple[str, ...] = ()
+
+    @property
+    def thinking_blocks(self) -> list[dict[str, Any]]:
+        return [
+            {"type": "thinking", "thinking": text, "signature": signature}
+            for text, signature in self.thinking
+        ]
+
+    @property
+    def reasoning_details(self) -> list[dict[str, Any]]:
+        return [
+            {"type": "reasoning.text", "text": text, "format": "unknown", "index": i}
+            for i, text in enumerate(self.details)
+        ]
 
 
 @dataclass(frozen=True)
@@ -107,6 +132,13 @@ class Cuts:
     filter_chunk: bool = False  # Azure's leading prompt_filter_results chunk (E6)
     finish_on_last: bool = False  # finish_reason rides on the last content chunk
     round_robin: bool = False  # repeated_names: fragments of calls alternate
+    # the second wave, in INDEXED dialects only
+    placeholders: bool = False  # G1: continuations carry id "", name "", type ""
+    type_form: str = "header"  # G5: "header", "absent", "empty" or "every" fragment
+    digit_indices: bool = False  # G6: headers' index as a digit string
+    null_entries: bool = False  # I2: an entry of nulls rides beside each header
+    thinking_cuts: tuple[tuple[int, ...], ...] = ()  # F6: per block
+    details_cuts: tuple[tuple[int, ...], ...] = ()  # F5: per entry
 
 
 @dataclass(frozen=True)
@@ -162,26 +194,38 @@ def _function(name: str | None, args: str | None, nones: bool) -> dict[str, Any]
 
 
 def _entry(
-    dialect: str, pos: int, call: Call, piece: str | None, header: bool, nones: bool
+    dialect: str,
+    pos: int,
+    call: Call,
+    piece: str | None,
+    header: bool,
+    nones: bool,
+    cuts: Cuts | None = None,
 ) -> dict[str, Any]:
     """One ``delta.tool_calls`` entry for ``call`` carrying ``piece`` of its arguments."""
     named = header or dialect == "repeated_names"
+    wave = cuts if cuts is not None and dialect in INDEXED else Cuts((), ())
     entry: dict[str, Any] = {}
     if dialect == "ollama_same_index":
         entry["index"] = 0
     elif dialect != "index_less":
-        entry["index"] = pos
+        entry["index"] = str(pos) if header and wave.digit_indices else pos
     elif nones:
         entry["index"] = None
     if named and call.id is not None:
         entry["id"] = call.id
+    elif wave.placeholders:
+        entry["id"] = ""
     elif nones:
         entry["id"] = None
-    if named:
+    if wave.type_form == "empty" or (wave.placeholders and not named):
+        entry["type"] = ""
+    elif (named and wave.type_form != "absent") or wave.type_form == "every":
         entry["type"] = "function"
     elif nones:
         entry["type"] = None
-    entry["function"] = _function(call.name if named else None, piece, nones)
+    name = call.name if named else ("" if wave.placeholders else None)
+    entry["function"] = _function(name, piece, nones)
     if header:
         entry.update(_signature_fields(call))
     return entry
@@ -191,14 +235,14 @@ def call_entries(dialect: str, pos: int, call: Call, cuts: Cuts) -> list[dict[st
     """The fragments of one call, header first."""
     nones = cuts.explicit_nones
     if call.args_absent:
-        return [_entry(dialect, pos, call, None, True, nones)]
+        return [_entry(dialect, pos, call, None, True, nones, cuts)]
     pieces = split_at(call.text, cuts.arg_cuts[pos])
     if cuts.header_carries_text[pos] and pieces:
         head, rest = pieces[0], pieces[1:]
     else:
         head, rest = "", pieces
-    entries = [_entry(dialect, pos, call, head, True, nones)]
-    entries.extend(_entry(dialect, pos, call, p, False, nones) for p in rest)
+    entries = [_entry(dialect, pos, call, head, True, nones, cuts)]
+    entries.extend(_entry(dialect, pos, call, p, False, nones, cuts) for p in rest)
     return entries
 
 
@@ -232,6 +276,18 @@ def _items(response: Response, dialect: str, cuts: Cuts) -> list[tuple[str, Any]
     items: list[tuple[str, Any]] = [
         (cuts.reasoning_key, p) for p in split_at(response.reasoning, cuts.reasoning_cuts)
     ]
+    for (text, signature), block_cuts in zip(response.thinking, cuts.thinking_cuts, strict=True):
+        items += [
+            ("thinking_blocks", [{"type": "thinking", "thinking": p}])
+            for p in split_at(text, block_cuts)
+        ]
+        items.append(("thinking_blocks", [{"type": "thinking", "signature": signature}]))
+    for i, (text, entry_cuts) in enumerate(zip(response.details, cuts.details_cuts, strict=True)):
+        for n, p in enumerate(split_at(text, entry_cuts)):
+            piece = {"type": "reasoning.text", "text": p, "index": i}
+            if n == 0:
+                piece["format"] = "unknown"
+            items.append(("reasoning_details", [piece]))
     content = split_at(response.content, cuts.content_cuts)
     # content keeps its order: piece k goes after the k-th smallest slot's tool entries
     slots = sorted(cuts.content_slots) + [0] * (len(content) - len(cuts.content_slots))
@@ -259,6 +315,9 @@ def _group(items: list[tuple[str, Any]], cuts: Cuts) -> list[dict[str, Any]]:
         assert current is not None
         if kind == "tool":
             current.setdefault("tool_calls", []).append(payload)
+            if cuts.null_entries and payload["function"].get("name"):  # I2, beside headers
+                nulls = {"index": 90 + n, "id": None, "type": None, "function": None}
+                current["tool_calls"].append(nulls)
         else:
             current[kind] = payload
     if cuts.explicit_nones:
@@ -275,7 +334,25 @@ def _one_chunk_delta(response: Response, cuts: Cuts) -> dict[str, Any]:
         _entry("standard", i, c, None if c.args_absent else c.text, True, cuts.explicit_nones)
         for i, c in enumerate(response.calls)
     ]
+    if response.thinking:
+        delta["thinking_blocks"] = response.thinking_blocks
+    if response.details:
+        delta["reasoning_details"] = response.reasoning_details
     return delta
+
+
+def _legacy(response: Response, cuts: Cuts) -> list[dict[str, Any]]:
+    """H1: the call as ``delta.function_call`` pieces; text and reasoning before it."""
+    (call,) = response.calls
+    deltas = [{"content": p} for p in split_at(response.content, cuts.content_cuts)]
+    deltas += [{cuts.reasoning_key: p} for p in split_at(response.reasoning, cuts.reasoning_cuts)]
+    pieces = [] if call.args_absent else split_at(call.text, cuts.arg_cuts[0])
+    head: dict[str, Any] = {"name": call.name}
+    if not call.args_absent:
+        head["arguments"] = pieces.pop(0) if cuts.header_carries_text[0] and pieces else ""
+    deltas.append({"role": "assistant", "function_call": head})
+    deltas += [{"function_call": {"arguments": p}} for p in pieces]
+    return deltas
 
 
 def stream(response: Response, dialect: str, cuts: Cuts) -> list[dict[str, Any]]:
@@ -288,6 +365,10 @@ def stream(response: Response, dialect: str, cuts: Cuts) -> list[dict[str, Any]]
     if dialect == "one_chunk_with_finish":
         delta = _one_chunk_delta(response, cuts)
         chunks.append(_envelope([_choice(delta, response.finish_reason)]))
+    elif dialect == "legacy":
+        chunks.extend(_envelope([_choice(d)]) for d in _legacy(response, cuts))
+        legacy_finish = "function_call" if response.finish_reason == "tool_calls" else "stop"
+        chunks.append(_envelope([_choice({}, legacy_finish)]))
     else:
         deltas = _group(_items(response, dialect, cuts), cuts)
         chunks.extend(_envelope([_choice(d)]) for d in deltas)
@@ -398,6 +479,8 @@ def calls(draw: st.DrawFn, dialect: str, pos: int) -> Call:
     call_id = None if ollama else f"call_{pos}"
     name = draw(st.sampled_from(NAME_POOL))
     signature = draw(st.none() | _SIGNATURE)
+    if dialect == "legacy":  # H1: no ids, no signatures; the id is made from the response's
+        call_id, signature = f"call_{_CHUNK_ID}", None
     # D2: a zero-argument tool may send "" or no arguments at all; not in the id-less
     # same-index dialect, where an empty call could not be told from a name in pieces.
     if not args and not ollama:
@@ -405,6 +488,8 @@ def calls(draw: st.DrawFn, dialect: str, pos: int) -> Call:
         if form != "{}":
             return Call(call_id, name, args, "", signature, args_absent=form == "absent")
     text = draw(serialised(args))
+    if args and draw(st.integers(0, 24)) == 0:  # I1: sent as a JSON string of the object
+        return Call(call_id, name, args, json.dumps(text.strip()), signature, encoded=True)
     return Call(call_id, name, args, text, signature)
 
 
@@ -415,8 +500,20 @@ text_values = st.lists(st.one_of(st.text(max_size=12), _TRICKY), max_size=4).map
 def responses(draw: st.DrawFn, dialect: str, min_calls: int = 1, max_calls: int = 16) -> Response:
     if dialect == "interleaved":
         min_calls = max(min_calls, 2)
+    if dialect == "legacy":
+        min_calls = max_calls = 1
     n = draw(st.integers(min_calls, max_calls))
     drawn = tuple(draw(calls(dialect, i)) for i in range(n))
+    texts = [json.dumps(c.args, sort_keys=True) for c in drawn]
+    if dialect in INDEXED and len(set(texts)) == n > 1 and draw(st.integers(0, 2)) == 0:
+        # G3: one id for every call (distinct arguments: identical ones would be G4/C4)
+        drawn = tuple(Call("call_shared", *astuple_rest(c)) for c in drawn)
+    thinking: tuple[tuple[str, str], ...] = ()
+    details: tuple[str, ...] = ()
+    if dialect != "legacy" and draw(st.integers(0, 4)) == 0:
+        texts_ = st.text(min_size=1, max_size=12)
+        thinking = tuple(draw(st.lists(st.tuples(texts_, _SIGNATURE), max_size=2)))
+        details = tuple(draw(st.lists(texts_, max_size=2)))
     usage = None
     if draw(st.booleans()):
         p, c = draw(st.integers(0, 10_000)), draw(st.integers(0, 10_000))
@@ -427,7 +524,14 @@ def responses(draw: st.DrawFn, dialect: str, min_calls: int = 1, max_calls: int 
         reasoning=draw(st.just("") | text_values),
         finish_reason=draw(st.sampled_from(["tool_calls", "stop"])),
         usage=usage,
+        thinking=thinking,
+        details=details,
     )
+
+
+def astuple_rest(call: Call) -> tuple[Any, ...]:
+    """A call's fields after its id."""
+    return (call.name, call.args, call.text, call.signature, call.args_absent, call.encoded)
 
 
 # --------------------------------------------------------------------------- cutting
@@ -471,8 +575,12 @@ def cuts_for(draw: st.DrawFn, response: Response, dialect: str) -> Cuts:
         slots = tuple(
             draw(st.lists(st.integers(0, n_entries), min_size=n_content, max_size=n_content))
         )
-    n_items = n_entries + n_content + len(response.reasoning) + 1
+    thinking_cuts = tuple(draw(text_cuts(text)) for text, _ in response.thinking)
+    details_cuts = tuple(draw(text_cuts(text)) for text in response.details)
+    n_pieces = sum(len(c) + 2 for c in thinking_cuts) + sum(len(c) + 1 for c in details_cuts)
+    n_items = n_entries + n_content + len(response.reasoning) + n_pieces + 1
     merges = frozenset(draw(st.lists(st.integers(1, n_items), max_size=12)))
+    wave = dialect in INDEXED
     return Cuts(
         arg_cuts=arg_cuts,
         header_carries_text=header,
@@ -486,6 +594,12 @@ def cuts_for(draw: st.DrawFn, response: Response, dialect: str) -> Cuts:
         filter_chunk=draw(st.integers(0, 4)) == 0,
         finish_on_last=draw(st.booleans()),
         round_robin=draw(st.booleans()),
+        placeholders=wave and draw(st.integers(0, 4)) == 0,
+        type_form=draw(st.sampled_from(["header", "absent", "empty", "every"])),
+        digit_indices=wave and draw(st.integers(0, 5)) == 0,
+        null_entries=wave and draw(st.integers(0, 5)) == 0,
+        thinking_cuts=thinking_cuts,
+        details_cuts=details_cuts,
     )
 
 

@@ -216,6 +216,33 @@ def shared_id(commands: list[str]) -> list[Chunk]:
     return [*calls, chunk(finish="tool_calls")]
 
 
+def placeholders(commands: list[str]) -> list[Chunk]:
+    """G1: continuation fragments carry ``id: ""``, ``name: ""``, ``type: ""``."""
+    out = []
+    for i, c in enumerate(commands):
+        out.append(chunk(tc(i, f"call_{i}", "execute_shell_command", "", type="function")))
+        out += [chunk(tc(i, "", "", part, type="")) for part in pieces(cmd(c))]
+    return [*out, chunk(finish="tool_calls")]
+
+
+def double_encoded(commands: list[str]) -> list[Chunk]:
+    """I1: each call's arguments are a JSON string holding the object (vLLM hermes)."""
+    out = []
+    for i, c in enumerate(commands):
+        out.append(chunk(tc(i, f"call_{i}", "execute_shell_command", "")))
+        out += [chunk(tc(i, args=part)) for part in pieces(json.dumps(cmd(c)))]
+    return [*out, chunk(finish="tool_calls")]
+
+
+def restarted(commands: list[str]) -> list[Chunk]:
+    """I3: an unfinished prefix of each call's arguments, then the whole value again."""
+    out = []
+    for i, c in enumerate(commands):
+        out.append(chunk(tc(i, f"call_{i}", "execute_shell_command", '{"shell_comm')))
+        out += [chunk(tc(i, args=part)) for part in pieces(cmd(c))]
+    return [*out, chunk(finish="tool_calls")]
+
+
 # shape -> (builder, how stock shell_gpt fails on it, or None where stock copes)
 SHAPES: dict[str, tuple[Any, Any]] = {
     "B1-interleaved": (interleaved, json.JSONDecodeError),
@@ -226,6 +253,9 @@ SHAPES: dict[str, tuple[Any, Any]] = {
     "C1-repeated-names": (repeated_names, json.JSONDecodeError),
     "F4-text-between-calls": (text_between, json.JSONDecodeError),
     "G3-shared-id": (shared_id, json.JSONDecodeError),
+    "G1-placeholders": (placeholders, json.JSONDecodeError),
+    "I1-double-encoded": (double_encoded, json.JSONDecodeError),
+    "I3-restarted": (restarted, json.JSONDecodeError),
 }
 
 
@@ -238,6 +268,27 @@ def test_stock_shell_gpt_fails(shape: str, monkeypatch: pytest.MonkeyPatch) -> N
     else:
         with pytest.raises(failure):
             run([build(THREE), text()], "openai", monkeypatch)
+
+
+def legacy_call(command: str) -> list[Chunk]:
+    """H1: the call in the legacy ``delta.function_call`` dialect."""
+    head = {"name": "execute_shell_command", "arguments": ""}
+    calls = [chunk(delta={"role": "assistant", "function_call": head})]
+    calls += [chunk(delta={"function_call": {"arguments": p}}) for p in pieces(cmd(command))]
+    return [*calls, chunk(finish="function_call")]
+
+
+def test_h1_legacy_call_stock_never_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    output, messages, _ = run([legacy_call("ls"), text()], "openai", monkeypatch)
+    assert ran(messages) == []
+    assert "@FunctionCall" not in output
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_h1_legacy_call_runs(kind: str, monkeypatch: pytest.MonkeyPatch, patched: None) -> None:
+    output, messages, _ = run([legacy_call("ls"), text()], kind, monkeypatch)
+    assert_all_ran(messages, ["ls"])
+    assert output.endswith(ANSWER)
 
 
 @pytest.mark.parametrize("kind", KINDS)
