@@ -1,6 +1,8 @@
 """Fake clients: real openai / litellm chunk objects (built by ``tests/support``),
-streamed through smolagents' own ``generate_stream`` (``OpenAIModel``, ``LiteLLMModel``)
-into the ``ChatMessageStreamDelta`` list its agents agglomerate.
+streamed through smolagents' own ``generate_stream`` (``OpenAIModel``, ``LiteLLMModel``;
+``InferenceClientModel`` with huggingface_hub's ``ChatCompletionStreamOutput`` for the
+``"hf"`` wire, outside :data:`WIRES`) into the ``ChatMessageStreamDelta`` list its agents
+agglomerate.
 
 ``tc(index, id, name, args)`` follows docs/wire-shapes.md (a field left out is not sent),
 spelled as the SDKs spell it; ``chunk`` is ``support.chunk``.
@@ -8,6 +10,7 @@ spelled as the SDKs spell it; ``chunk`` is ``support.chunk``.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from functools import partial
 from types import SimpleNamespace
@@ -16,9 +19,21 @@ from typing import Any, Final
 import support
 from support import Chunk, chunk, convert
 
-__all__ = ["WIRES", "FakeClient", "chunk", "model_for", "stream_deltas", "tc"]
+__all__ = [
+    "MODEL_WIRES",
+    "WIRES",
+    "FakeClient",
+    "chunk",
+    "model_for",
+    "stream_deltas",
+    "tc",
+    "to_hf",
+]
 
 WIRES: Final = ("openai", "litellm")
+#: Every model class whose ``generate_stream`` reads provider events: WIRES and
+#: ``InferenceClientModel`` (``"hf"``).
+MODEL_WIRES: Final = (*WIRES, "hf")
 
 #: The SDKs' spelling of a tool-call entry: ``"type": "function"`` next to an id, a
 #: ``function`` object always.
@@ -39,15 +54,29 @@ class FakeClient:
         return iter(self.responses.pop(0))
 
 
+def to_hf(body: Chunk) -> Any:
+    """The chunk as huggingface_hub's ``ChatCompletionStreamOutput``, parsed as its
+    ``InferenceClient`` parses a streamed line (unknown keys such as ``error`` kept)."""
+    from huggingface_hub import ChatCompletionStreamOutput
+
+    return ChatCompletionStreamOutput.parse_obj_as_instance(copy.deepcopy(body))
+
+
 def model_for(wire: str, *responses: list[Chunk]) -> Any:
     """A smolagents model of the wire's kind whose client streams ``responses``."""
-    from smolagents.models import LiteLLMModel, OpenAIModel
+    from smolagents.models import InferenceClientModel, LiteLLMModel, OpenAIModel
 
     if wire == "openai":
         model: Any = OpenAIModel(model_id="test-model", api_key="sk-test")
+    elif wire == "hf":
+        model = InferenceClientModel(model_id="test-model", token="hf_test")
     else:
         model = LiteLLMModel(model_id="ollama_chat/qwen3-coder", api_key="sk-test")
-    model.client = FakeClient([convert(wire, bodies) for bodies in responses])
+    if wire == "hf":
+        streams = [[to_hf(body) for body in bodies] for bodies in responses]
+    else:
+        streams = [convert(wire, bodies) for bodies in responses]
+    model.client = FakeClient(streams)
     return model
 
 

@@ -11,9 +11,9 @@ smolagents version (1.24.0 and 1.26.0 share ``agglomerate_stream_deltas``); a ve
 fixes a shape upstream must get a version-keyed expectation here, not a skip.
 
 Not reachable through smolagents' conversion, so not tested here: reasoning (A2's
-``reasoning_content``), finish reasons, n > 1 choices (E7; smolagents reads choice 0),
-error payloads (E5; the SDKs raise before smolagents sees a chunk), signatures (F1-F3;
-``ChatMessageToolCallStreamDelta`` has no field for them).
+``reasoning_content``), finish reasons, signatures (F1-F3;
+``ChatMessageToolCallStreamDelta`` has no field for them). n > 1 choices (E7) and error
+payloads (E5) are lost before the deltas, in ``generate_stream``: test_generate_stream.py.
 """
 
 from __future__ import annotations

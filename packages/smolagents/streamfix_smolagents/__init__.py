@@ -1,4 +1,5 @@
-"""streamfix for smolagents: ``agglomerate_stream_deltas`` that keeps parallel calls apart.
+"""streamfix for smolagents: ``agglomerate_stream_deltas`` that keeps parallel calls apart,
+and models' ``generate_stream`` that read choice 0 alone and raise provider errors.
 
 Use the drop-in directly, or patch smolagents so its agents and UI use it::
 
@@ -17,6 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._patch import SHIM, SUPPORTED
+from ._stream import choice_zero_events, choice_zero_stream
 
 available, install, installed, uninstall = SHIM.functions()
 
@@ -29,6 +31,8 @@ __all__ += [
     "StreamDeltaAggregator",
     "agglomerate_growing_deltas",
     "agglomerate_stream_deltas",
+    "choice_zero_events",
+    "choice_zero_stream",
     "delta_to_chunk",
     "to_chat_message",
 ]

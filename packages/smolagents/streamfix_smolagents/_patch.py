@@ -9,12 +9,21 @@ Binding sites of ``agglomerate_stream_deltas``:
   they get :func:`~streamfix_smolagents.agglomerate_growing_deltas` (linear time, same
   final message).
 
+``generate_stream`` of every model class that reads ``event.choices[0]`` of each provider
+event (``OpenAIModel``, whose subclass ``AzureOpenAIModel`` and alias ``OpenAIServerModel``
+share it, ``LiteLLMModel`` and its subclass ``LiteLLMRouterModel``, and
+``InferenceClientModel``) gets stock's own generator run on choice 0's events alone, a
+provider error in the stream raised with the provider's text
+(:func:`~streamfix_smolagents._stream.choice_zero_stream`).
+
 Whatever each site held before is saved and put back by :func:`uninstall`.
 """
 
 from __future__ import annotations
 
 from streamfix._shimkit import Shim, Site
+
+from ._stream import choice_zero_stream
 
 __all__ = ["SHIM", "SUPPORTED"]
 
@@ -23,6 +32,10 @@ SUPPORTED = ">=1.24,<2"
 
 NAME = "agglomerate_stream_deltas"
 _GROWING = "streamfix_smolagents._incremental:agglomerate_growing_deltas"
+#: The model classes whose own ``generate_stream`` takes ``event.choices[0]`` of every
+#: event (smolagents 1.24 to 1.26 alike).
+STREAMING_MODELS = ("OpenAIModel", "LiteLLMModel", "InferenceClientModel")
+
 
 SHIM = Shim(
     "streamfix_smolagents",
@@ -33,6 +46,10 @@ SHIM = Shim(
         Site("smolagents.agents", NAME, _GROWING, optional=True),
         # An optional UI whose own dependencies may be missing.
         Site("smolagents.gradio_ui", NAME, _GROWING, optional=True),
+        *(
+            Site("smolagents.models", f"{model}.generate_stream", choice_zero_stream)
+            for model in STREAMING_MODELS
+        ),
     ],
     trigger="smolagents",
 )

@@ -1,0 +1,126 @@
+"""smolagents' ``generate_stream``, fed only what belongs to choice 0, provider errors raised.
+
+``OpenAIModel``, ``LiteLLMModel`` and ``InferenceClientModel`` each stream with
+``for event in self.retryer(<client call>, ..., stream=True)`` and convert
+``event.choices[0]`` of every event into a ``ChatMessageStreamDelta``. Two things are lost
+there, where the provider's chunk is still in hand:
+
+* with n > 1 (wire-shapes E7) the chunks of choice 1 are read as choice 0's: their text
+  and tool-call fragments are mixed into choice 0's deltas (two interleaved calls at
+  index 0 become one glued call, which smolagents cannot parse);
+* a provider error inside the stream (E5: a top-level ``error`` object, with or without
+  choices, or ``finish_reason: "error"``) is dropped with the rest of the chunk: the agent
+  sees a stream that merely ended (a truncated call, or nothing), never the provider's
+  words. (openai's and huggingface_hub's own SSE readers raise for a line whose top-level
+  ``error`` is set, before smolagents sees it; what reaches ``generate_stream`` is a chunk
+  another client passed on, and ``finish_reason: "error"`` without an error object.)
+
+:func:`choice_zero_stream` wraps a model class's own ``generate_stream``: the stock
+generator runs unchanged on a view of the model (:class:`_ChoiceZeroModel`) whose
+``retryer`` hands it the provider's events through :func:`choice_zero_events`. That
+filter passes every event that only concerns choice 0 on as the very same object (so
+stock's deltas, token usage and errors are exactly stock's), gives an event carrying
+other choices as a copy holding choice 0's alone (the provider's object is never
+changed), and raises :class:`streamfix.ProviderStreamError` with the provider's own text
+where the core reads an error in the stream.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable, Generator, Iterable, Iterator
+from typing import Any
+
+import streamfix
+
+__all__ = ["choice_zero_events", "choice_zero_stream"]
+
+
+def choice_zero_events(events: Iterable[Any]) -> Iterator[Any]:
+    """The provider's events as choice 0 alone sees them; a provider error raised.
+
+    Each event is fed (choice 0's part of it) to a :class:`streamfix.ToolCallAssembler`,
+    which raises :class:`streamfix.ProviderStreamError` for an error payload (its
+    ``message`` is what choice 0 had assembled before it). Nothing else the assembler
+    decides is used here: the end of the stream is smolagents' to handle.
+    """
+    assembler = streamfix.ToolCallAssembler()
+    for event in events:
+        ours = _choice_zero(event)
+        assembler.feed(ours)
+        yield ours
+
+
+def _choice_zero(event: Any) -> Any:
+    """``event`` itself when its choices are all choice 0's, else a copy holding those."""
+    choices = getattr(event, "choices", None)
+    if not choices or not isinstance(choices, list):
+        return event
+    positions = [n for n, choice in enumerate(choices) if _is_choice_zero(choice)]
+    if len(positions) == len(choices):
+        return event
+    kept = [choices[n] for n in positions]
+    model_copy = getattr(event, "model_copy", None)
+    if callable(model_copy):  # openai's and litellm's pydantic chunks
+        return model_copy(update={"choices": kept})
+    shallow = copy.copy(event)  # huggingface_hub's dataclass chunks, also dicts
+    shallow.choices = kept
+    items = event.get("choices") if isinstance(event, dict) else None
+    if isinstance(items, list) and len(items) == len(choices):
+        # the dict view keeps its plain dicts, as huggingface_hub builds it
+        dict.__setitem__(shallow, "choices", [items[n] for n in positions])
+    return shallow
+
+
+def _is_choice_zero(choice: Any) -> bool:
+    """Whether the choice is choice 0's: an index that names another choice (an integer
+    other than 0, or its digits) is the only thing that says it is not."""
+    index = getattr(choice, "index", None)
+    if isinstance(index, str) and index.isascii() and index.isdigit():
+        index = int(index)
+    return not (type(index) is int and index != 0)
+
+
+class _ChoiceZeroModel:
+    """The model as stock's ``generate_stream`` sees it: every attribute read, set or
+    deleted is the model's, except ``retryer``, whose streams go through
+    :func:`choice_zero_events`. One view per call: nothing of the model is swapped, so
+    concurrent streams of one model do not see each other."""
+
+    __slots__ = ("_model",)
+
+    def __init__(self, model: Any) -> None:
+        object.__setattr__(self, "_model", model)
+
+    def retryer(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        """The model's own ``retryer`` (rate-limit retries as stock has them), its
+        stream filtered."""
+        model = object.__getattribute__(self, "_model")
+        return choice_zero_events(model.retryer(call, *args, **kwargs))
+
+    @property  # type: ignore[misc]  # isinstance() and super() see the model's class
+    def __class__(self) -> type[Any]:
+        return type(object.__getattribute__(self, "_model"))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(object.__getattribute__(self, "_model"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(object.__getattribute__(self, "_model"), name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(object.__getattribute__(self, "_model"), name)
+
+
+def choice_zero_stream(original: Callable[..., Any]) -> Callable[..., Any]:
+    """A model class's ``generate_stream`` (``original``, stock's), run on a view of the
+    model whose provider events are choice 0's alone and whose provider errors raise
+    :class:`streamfix.ProviderStreamError`. Same signature, same deltas otherwise."""
+
+    @functools.wraps(original)
+    def generate_stream(self: Any, *args: Any, **kwargs: Any) -> Generator[Any, None, None]:
+        yield from original(_ChoiceZeroModel(self), *args, **kwargs)
+
+    generate_stream.__streamfix__ = True  # type: ignore[attr-defined]
+    return generate_stream
