@@ -85,15 +85,20 @@ class ToolCallAssembler:
 
     # --- public API ----------------------------------------------------------------------
 
-    def feed(self, chunk: object) -> list[Event]:
+    def feed(self, chunk: object, *, events: bool = True) -> list[Event]:
         """Take one chunk; return what it added, as events.
 
-        Sets :attr:`continued`: the wire index of the call whose arguments the chunk
-        only continued (it carries nothing else, so a framework may pass it on as it
-        is), else ``None``."""
-        events: list[Event] = []
-        self.continued = self._consume_all((chunk,), events)
-        return events
+        ``events=False`` takes it as :func:`assemble` does, building no events (and
+        returning none): for a caller that wants only the end, or a provider error as
+        soon as it arrives. Sets :attr:`continued`: the wire index of the call whose
+        arguments the chunk only continued (it carries nothing else, so a framework may
+        pass it on as it is), else ``None``."""
+        if not events:
+            self.continued = self._consume_all((chunk,), None)
+            return []
+        found: list[Event] = []
+        self.continued = self._consume_all((chunk,), found)
+        return found
 
     def finish(self, choice: int = 0) -> AssembledMessage:
         """End the stream; the assembled message of ``choice``.

@@ -33,6 +33,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 import streamfix
+from streamfix._fastpath import fields
 
 __all__ = ["choice_zero_events", "choice_zero_stream"]
 
@@ -40,16 +41,37 @@ __all__ = ["choice_zero_events", "choice_zero_stream"]
 def choice_zero_events(events: Iterable[Any]) -> Iterator[Any]:
     """The provider's events as choice 0 alone sees them; a provider error raised.
 
-    Each event is fed (choice 0's part of it) to a :class:`streamfix.ToolCallAssembler`,
-    which raises :class:`streamfix.ProviderStreamError` for an error payload (its
-    ``message`` is what choice 0 had assembled before it). Nothing else the assembler
-    decides is used here: the end of the stream is smolagents' to handle.
+    An event that carries an error (a top-level ``error``, ``finish_reason: "error"``)
+    raises :class:`streamfix.ProviderStreamError` with the provider's text, its
+    ``message`` what choice 0 had assembled before it (the core reads the events kept so
+    far; smolagents keeps every delta of a stream too). The check is a few field reads
+    per event: the core runs only when an error arrives.
     """
-    assembler = streamfix.ToolCallAssembler()
-    for event in events:
-        ours = _choice_zero(event)
-        assembler.feed(ours)
-        yield ours
+    seen: list[Any] = []
+    for raw in events:
+        event = raw
+        try:
+            top = fields(event)
+            choices: Any = top.get("choices") or ()
+            first = fields(choices[0]) if len(choices) == 1 else None
+        except (TypeError, AttributeError):  # not a chunk of fields: stock's to judge
+            yield event
+            continue
+        if first is None or first.get("index") not in _ZERO:  # n > 1: a copy, choice 0's
+            event = _choice_zero(event)
+            choices = getattr(event, "choices", None) or ()
+            first = None
+        seen.append(event)
+        if top.get("error") is not None or (
+            first.get("finish_reason") == "error"
+            if first is not None
+            else any(getattr(choice, "finish_reason", None) == "error" for choice in choices)
+        ):
+            streamfix.assemble(seen)  # raises the ProviderStreamError, with what came before
+        yield event
+
+
+_ZERO = (0, None)
 
 
 def _choice_zero(event: Any) -> Any:
