@@ -90,3 +90,20 @@ def test_assemble_options_are_checked() -> None:
     assert asyncio.run(streamfix.aassemble(chunks(), choice=1)).tool_calls[0].name == "g"
     with pytest.raises(TypeError, match="'max_bytes'"):
         asyncio.run(streamfix.aassemble(chunks(), max_bytes=1))  # type: ignore[call-arg]
+
+
+def test_feed_without_events_is_assemble() -> None:
+    """``feed(chunk, events=False)`` builds no events and ends in ``assemble``'s message;
+    a provider error still raises when its chunk arrives."""
+    stream = [
+        chunk(tc(0, "call_a", "f", '{"a": ')),
+        chunk(tc(0, args="1}")),
+        chunk(content="ok", finish="tool_calls"),
+    ]
+    assembler = streamfix.ToolCallAssembler()
+    assert [assembler.feed(body, events=False) for body in stream] == [[], [], []]
+    assert assembler.finish() == streamfix.assemble(stream)
+    failing = streamfix.ToolCallAssembler()
+    failing.feed(stream[0], events=False)
+    with pytest.raises(streamfix.ProviderStreamError, match="overloaded"):
+        failing.feed({"error": {"message": "overloaded"}}, events=False)
