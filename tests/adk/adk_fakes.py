@@ -55,8 +55,10 @@ def chunk(
     usage: tuple[int, int] | None = None,
     choice: int = 0,
     error: Any = None,
+    fields: dict[str, Any] | None = None,
 ) -> ModelResponseStream:
-    """A real litellm ``ModelResponseStream`` chunk."""
+    """A real litellm ``ModelResponseStream`` chunk; ``fields`` are more keys of its
+    delta (``thinking_blocks``, ``reasoning_details``, ...)."""
     top: dict[str, Any] = {}
     if usage is not None:
         top["usage"] = _usage(*usage)
@@ -68,7 +70,7 @@ def chunk(
         reasoning=reasoning,
         finish=finish,
         choice=choice,
-        delta={"role": "assistant"},
+        delta={"role": "assistant", **(fields or {})},
         **top,
     )
     made = to_litellm(body)
@@ -94,10 +96,14 @@ def model_response(
     calls: list[tuple[str | None, str, str, str | None]] = (),  # type: ignore[assignment]
     finish: str | None = "tool_calls",
     usage: tuple[int, int] | None = (11, 7),
+    thinking_blocks: list[dict[str, Any]] | None = None,
+    reasoning_details: list[dict[str, Any]] | None = None,
 ) -> ModelResponse:
     """The non-streamed ``ModelResponse`` for the same answer: calls are
     ``(id, name, arguments_json, signature)``, signatures where Gemini's OpenAI endpoint
-    puts them on a non-streamed call."""
+    puts them on a non-streamed call. ``thinking_blocks`` go on the message as litellm's
+    Anthropic transformation puts them (also in its ``provider_specific_fields``);
+    ``reasoning_details`` as litellm keeps OpenRouter's (among the message's extras)."""
     tool_calls = []
     for call_id, name, arguments, signature in calls:
         entry: dict[str, Any] = {
@@ -108,7 +114,13 @@ def model_response(
         if signature:
             entry["extra_content"] = {"google": {"thought_signature": signature}}
         tool_calls.append(entry)
-    message = Message(content=content, tool_calls=tool_calls or None)
+    extra: dict[str, Any] = {}
+    if thinking_blocks is not None:
+        extra["thinking_blocks"] = thinking_blocks
+        extra["provider_specific_fields"] = {"thinking_blocks": thinking_blocks}
+    if reasoning_details is not None:
+        extra["reasoning_details"] = reasoning_details
+    message = Message(content=content, tool_calls=tool_calls or None, **extra)
     if reasoning:
         message.reasoning_content = reasoning
     kwargs: dict[str, Any] = {}

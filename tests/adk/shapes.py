@@ -11,6 +11,8 @@ import support
 from adk_fakes import chunk, model_response, sig, tc, usage_chunk
 
 S1, S2 = sig("signature-one"), sig("signature-two")
+#: an Anthropic thinking signature (base64, as Anthropic sends one)
+AS1, AS2 = sig("anthropic-signed-one"), sig("anthropic-signed-two")
 DONE = chunk(finish="tool_calls")
 F_ARGS = '{"city":"Paris"}'
 G_ARGS = '{"tz":"CET"}'
@@ -24,7 +26,8 @@ class Shape:
     chunks: list[Any]
     expected: Any
     #: On which google-adk stock is broken for this shape: "all", "<2.13" (fixed upstream
-    #: in 2.13: adk-python#7004 and streamed signatures) or "" (stock already right).
+    #: in 2.13: adk-python#7004 and streamed signatures), "<2.10" (streamed thought parts
+    #: joined from 2.10: adk-python#6898) or "" (stock already right).
     stock_broken: str = ""
 
 
@@ -32,6 +35,58 @@ def legacy(function_call: dict[str, Any]) -> Any:
     """H1: a litellm chunk in the legacy ``delta.function_call`` dialect."""
     body = support.chunk(delta={"role": "assistant", "function_call": function_call})
     return support.to_litellm(body)
+
+
+def thinking(*blocks: dict[str, Any], reasoning: str | None = None) -> Any:
+    """F6: a chunk as litellm's Anthropic stream builds one: ``delta.thinking_blocks``
+    pieces (each with litellm's block ``index``; the signature on a piece of its own,
+    with empty text), the same pieces in ``provider_specific_fields`` and the text as
+    ``reasoning_content`` (empty beside a signature)."""
+    pieces = list(blocks)
+    return chunk(
+        reasoning=reasoning,
+        fields={"thinking_blocks": pieces, "provider_specific_fields": {"thinking_blocks": pieces}},
+    )
+
+
+def thought(text: str, index: int = 0) -> Any:
+    """F6: a piece of thinking text (litellm's ``reasoning_content`` beside it)."""
+    return thinking({"type": "thinking", "thinking": text, "index": index}, reasoning=text)
+
+
+def signed(signature: str, index: int = 0) -> Any:
+    """F6: the signature of the thinking block at ``index``, on a piece of its own."""
+    piece = {"type": "thinking", "thinking": "", "signature": signature, "index": index}
+    return thinking(piece, reasoning="")
+
+
+def block(text: str, signature: str) -> dict[str, Any]:
+    """F6: a thinking block as the non-streamed message carries it."""
+    return {"type": "thinking", "thinking": text, "signature": signature}
+
+
+REDACTED = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pZ1xQ"}
+
+
+def details(*entries: dict[str, Any], reasoning: str | None = None, calls: Any = ()) -> Any:
+    """F5: a chunk as litellm builds OpenRouter's: ``delta.reasoning_details`` entries
+    (among the delta's extras), OpenRouter's ``reasoning`` text as ``reasoning_content``."""
+    return chunk(*calls, reasoning=reasoning, fields={"reasoning_details": list(entries)})
+
+
+def reasoning_text(text: str, index: int = 0) -> dict[str, Any]:
+    return {"type": "reasoning.text", "text": text, "format": "google-gemini-v1", "index": index}
+
+
+def gemini_signature(data: str, call_id: str, index: int) -> dict[str, Any]:
+    """F5: OpenRouter's Gemini thought signature, an encrypted entry naming its call."""
+    return {
+        "type": "reasoning.encrypted",
+        "data": data,
+        "format": "google-gemini-v1",
+        "id": call_id,
+        "index": index,
+    }
 
 
 def _calls(*calls: tuple[str | None, str, str, str | None], **kwargs: Any) -> Any:
@@ -390,6 +445,110 @@ SHAPES = [
         ],
         _calls(("c1", "f", F_ARGS, S1), ("c2", "g", G_ARGS, S2)),
         "<2.13",
+    ),
+    # --- F5, F6: the provider's reasoning metadata (ADK reads thinking_blocks, ignores
+    # reasoning_details) ---------------------------------------------------------------
+    Shape(
+        "F5-openrouter-gemini-signature",
+        [
+            # one piece of text: google-adk < 2.10 keeps streamed plain reasoning in the
+            # pieces it came in, which loses nothing (test_errors_and_contract)
+            details(reasoning_text("Add them."), reasoning="Add them."),
+            details(gemini_signature(S1, "tool_add_1", 1)),
+            chunk(tc(0, "tool_add_1", "f", "")),
+            chunk(tc(0, args=F_ARGS)),
+            DONE,
+            usage_chunk(),
+        ],
+        # ADK's non-streamed path reads neither reasoning_details nor a signature in it:
+        # the thought text is reasoning_content's, the call carries no signature
+        _calls(
+            ("tool_add_1", "f", F_ARGS, None),
+            reasoning="Add them.",
+            reasoning_details=[
+                {**reasoning_text("Add them.")},
+                gemini_signature(S1, "tool_add_1", 1),
+            ],
+        ),
+    ),
+    Shape(
+        "F5-gemini-signature-alone",
+        [
+            details(gemini_signature(S1, "c1", 0)),
+            chunk(tc(0, "c1", "f", F_ARGS)),
+            DONE,
+            usage_chunk(),
+        ],
+        _calls(("c1", "f", F_ARGS, None), reasoning_details=[gemini_signature(S1, "c1", 0)]),
+    ),
+    Shape(
+        # the call brings the same signature itself (F1): ADK reads it off the call
+        "F5-call-signs-itself-too",
+        [
+            details(gemini_signature(S1, "c1", 0)),
+            chunk(tc(0, "c1", "f", F_ARGS, extra_content={"google": {"thought_signature": S1}})),
+            DONE,
+            usage_chunk(),
+        ],
+        _calls(("c1", "f", F_ARGS, S1), reasoning_details=[gemini_signature(S1, "c1", 0)]),
+        "<2.13",
+    ),
+    Shape(
+        "F6-thinking-signed",
+        [
+            thought("The user "),
+            thought("asks."),
+            signed(AS1),
+            chunk(content="Hello."),
+            chunk(finish="stop"),
+            usage_chunk(),
+        ],
+        model_response(
+            content="Hello.",
+            reasoning="The user asks.",
+            thinking_blocks=[block("The user asks.", AS1)],
+            finish="stop",
+        ),
+        "<2.10",
+    ),
+    Shape(
+        "F6-redacted-thinking",
+        [
+            thought("One."),
+            signed(AS1),
+            thinking({**REDACTED, "index": 1}),
+            thought("Two.", 2),
+            signed(AS2, 2),
+            chunk(content="Hi."),
+            chunk(finish="stop"),
+            usage_chunk(),
+        ],
+        model_response(
+            content="Hi.",
+            reasoning="One.Two.",
+            thinking_blocks=[block("One.", AS1), REDACTED, block("Two.", AS2)],
+            finish="stop",
+        ),
+        "<2.10",
+    ),
+    Shape(
+        "F6-thinking-before-a-call",
+        [
+            thought("Use the "),
+            thought("tool."),
+            signed(AS1),
+            chunk(tc(0, "toolu_1", "f", "")),
+            chunk(tc(0, args='{"city":')),
+            chunk(tc(0, args='"Paris"}')),
+            DONE,
+            usage_chunk(),
+        ],
+        _calls(
+            ("toolu_1", "f", F_ARGS, None),
+            reasoning="Use the tool.",
+            thinking_blocks=[block("Use the tool.", AS1)],
+        ),
+        "<2.10",
     ),
     Shape(
         "F4-text-between",

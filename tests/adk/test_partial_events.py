@@ -124,7 +124,15 @@ def _final_calls(responses: list[Any]) -> dict[str, str]:
     }
 
 
-_WITH_CALLS = [s for s in SHAPES if s.id != "text-only"]
+def _has_calls(shape: Shape) -> bool:
+    return any(
+        choice.delta.tool_calls or choice.delta.function_call
+        for chunk in shape.chunks
+        for choice in chunk.choices or []
+    )
+
+
+_WITH_CALLS = [s for s in SHAPES if _has_calls(s)]
 
 
 @pytest.mark.parametrize("shape", _WITH_CALLS, ids=[s.id for s in _WITH_CALLS])
@@ -206,3 +214,13 @@ def test_repair_known_only_at_the_end_gives_the_assembled_final(
 
 def _bytes(signature: str | None) -> bytes | None:
     return base64.b64decode(signature) if signature else None
+
+
+_REASONING = [s for s in SHAPES if s.id.startswith(("F5", "F6"))]
+
+
+@pytest.mark.parametrize("shape", _REASONING, ids=[s.id for s in _REASONING])
+def test_reasoning_metadata_streams_as_stock(shape: Shape) -> None:
+    """F5, F6: thinking pieces and reasoning text stream in the partial responses as
+    stock streams them, on every version (where the fix differs, it is in the final)."""
+    assert _dumped(run(StreamFixLiteLlm, shape.chunks)) == _dumped(run(LiteLlm, shape.chunks))

@@ -28,11 +28,42 @@ do on some versions is done here, each part small and named:
 * ``_restore_signatures``: google-adk < 2.13 drops every thought signature that is not
   embedded in the call id on its streamed path; the signature is put on the part
   exactly as ADK's non-streamed conversion decodes it.
+* ``_join_thoughts``: google-adk < 2.10 (``THOUGHTS_JOINED``) keeps one thought part per
+  streamed reasoning piece in its final response. For Anthropic's ``thinking_blocks``
+  (F6) that loses the signed block: on 2.8 its text is in pieces and its signature on
+  an empty part of its own; on 1.x none of it is kept (a piece without a ``signature``
+  key is not read as a thinking block, a signature piece without text is dropped).
+  When the assembled message has thinking blocks, the final's thought parts are
+  replaced by those ADK's non-streamed conversion builds from them, first in the first
+  final response that had any (else the first with content), as the non-streamed
+  response carries them. Plain reasoning text split into pieces loses nothing (every
+  piece is kept, no signature is detached): stock's split stays. From 2.10 ADK's loop
+  joins the parts itself and they are left as they are.
 * A truncated or malformed call ends the turn with ADK's error response
   (``error_code`` ``MAX_TOKENS`` when the provider said ``length``, else
   ``MALFORMED_FUNCTION_CALL``), built here because older versions raise instead.
 * A provider error inside the stream is raised as :class:`streamfix.ProviderStreamError`
   (its text holds the provider's own message), as ADK raises provider errors elsewhere.
+
+The provider's reasoning metadata, as ADK's non-streamed path reads it:
+
+* ``thinking_blocks`` (F6): read (thought parts, one per ``thinking`` block with its
+  signature; ``redacted_thinking`` blocks become no part). The pieces are passed on to
+  ADK as they arrive, so its partial responses stream them as on stock.
+* ``reasoning_details`` (F5: OpenRouter, Vercel): **ignored** by ADK, streamed or not:
+  the thought text comes from the ``reasoning`` text sent beside it, as on stock, and a
+  Gemini signature in a ``reasoning.encrypted`` entry (which the core also sets as the
+  call's ``thought_signature``) is not put on the function-call part, because ADK's
+  non-streamed path reads a signature only from the call itself. So the streamed final
+  equals the non-streamed response (``_own_signatures``); a signature the call carried
+  itself (F1-F3) is kept. Carrying the entries into the next request is ADK's to add,
+  on both paths alike.
+
+Known gap, 1.x only: where ADK 1.x's loop builds no final response with content (a
+stream of thinking alone, or thinking before calls that cannot be run), there is no
+response to carry the thought parts, and they stay lost as on stock. The 2.10 threshold
+is the first release known to join thought parts (2.9 is not tested); on a release that
+already joins them the replacement is the same parts again.
 """
 
 from __future__ import annotations
@@ -40,7 +71,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from google.adk.models import lite_llm as _adk
@@ -53,7 +84,7 @@ from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 import streamfix
 from streamfix._fastpath import field as _field
 
-from ._versions import index_zero_kept, live_calls
+from ._versions import index_zero_kept, live_calls, thoughts_joined
 
 __all__ = ["StreamFixLiteLlm", "fixed_generate_content_async"]
 
@@ -77,6 +108,9 @@ LIVE_CALLS = live_calls()
 #: open. Before 2.13, once another call completes while call 0 is open, call 0 is no
 #: longer forwarded (the end of the stream then runs the second pass).
 INDEX_ZERO_KEPT = index_zero_kept()
+#: From google-adk 2.10 ADK's stream loop joins a final response's streamed thought parts
+#: as its non-streamed path builds them; before, ``_join_thoughts`` does.
+THOUGHTS_JOINED = thoughts_joined()
 
 
 @dataclass
@@ -100,6 +134,10 @@ class _StreamState:
     #: content: ADK's loop runs over it once more, and its finals stand if they lose
     #: nothing (stock's split of a stream into final responses is the contract)
     segmented: list[Any] | None = None
+    #: every thought signature a call of the first choice brought itself (in a
+    #: ToolCallStarted or ToolCallUpdated event), as opposed to one the core read from
+    #: a reasoning_details entry at the end (F5, which ADK's non-streamed path ignores)
+    signatures: set[str] = field(default_factory=set)
 
 
 class _AssemblingClient(LiteLLMClient):
@@ -158,6 +196,7 @@ async def _canonical_stream(
         if any(type(e) is not _USAGE for e in events):
             content += 1
             started += sum(type(e) is _STARTED and not e.choice for e in events)
+            _note_signatures(events, state.signatures)
         reason = _finish_reason(chunk)
         if reason:
             state.finishes.append((len(state.passed), started, content, reason))
@@ -167,7 +206,48 @@ async def _canonical_stream(
 
 
 _STARTED = streamfix.ToolCallStarted
+_UPDATED = streamfix.ToolCallUpdated
 _USAGE = streamfix.UsageReported
+
+
+def _note_signatures(events: list[streamfix.Event], signatures: set[str]) -> None:
+    """The signatures the calls of the first choice brought themselves."""
+    for event in events:
+        if (
+            (type(event) is _STARTED or type(event) is _UPDATED)
+            and event.thought_signature
+            and not event.choice
+        ):
+            signatures.add(event.thought_signature)
+
+
+_GEMINI_FORMAT = "google-gemini"
+
+
+def _own_signatures(
+    message: streamfix.AssembledMessage, signatures: set[str]
+) -> streamfix.AssembledMessage:
+    """The message without the signatures the core read from ``reasoning_details``
+    (F5): a call whose signature is the data of a Gemini ``reasoning.encrypted`` entry
+    naming it, and which it never brought itself, gets none (ADK's non-streamed path
+    reads signatures only from the call; see the module docstring)."""
+    entries = {
+        (entry.get("id"), entry.get("data"))
+        for entry in message.reasoning_details
+        if entry.get("type") == "reasoning.encrypted"
+        and str(entry.get("format", "")).startswith(_GEMINI_FORMAT)
+    }
+    if not entries:
+        return message
+    calls = [
+        replace(call, thought_signature=None)
+        if call.thought_signature is not None
+        and call.thought_signature not in signatures
+        and (call.id, call.thought_signature) in entries
+        else call
+        for call in message.tool_calls
+    ]
+    return replace(message, tool_calls=calls)
 
 
 def _finish_reason(chunk: Any) -> str | None:
@@ -206,6 +286,7 @@ def _ending(
     """What ADK gets once the provider's stream has ended (see the module docstring)."""
     try:
         message = assembler.finish().with_unique_ids()  # ADK answers calls by id (G3)
+        message = _own_signatures(message, state.signatures)
     except _FAILURE_ERRORS as error:
         # ADK finalizes the text and reasoning passed on; the error response for the
         # calls is added after ADK's loop (fixed_generate_content_async).
@@ -475,6 +556,33 @@ def _restore_signatures(response: LlmResponse, message: streamfix.AssembledMessa
             part.thought_signature = _signature_bytes(call)
 
 
+def _is_thought(part: types.Part) -> bool:
+    return bool(part.thought) and part.function_call is None
+
+
+def _join_thoughts(finals: list[LlmResponse], message: streamfix.AssembledMessage) -> None:
+    """google-adk < 2.10: the thought parts of the final responses as ADK's non-streamed
+    conversion builds them from the assembled message (see the module docstring)."""
+    if not message.thinking_blocks:
+        return  # plain reasoning text: stock's parts lose nothing
+    reasoning = {
+        "thinking_blocks": [dict(block) for block in message.thinking_blocks] or None,
+        "reasoning_content": message.reasoning or None,
+    }
+    thoughts = _adk._convert_reasoning_value_to_parts(_adk._extract_reasoning_value(reasoning))
+    contents = [response.content for response in finals if response.content is not None]
+    if not contents:
+        return
+    target = next(
+        (c for c in contents if any(_is_thought(p) for p in c.parts or ())),
+        next((c for c in contents if c.parts), contents[0]),
+    )
+    for content in contents:
+        if content.parts:
+            content.parts = [part for part in content.parts if not _is_thought(part)]
+    target.parts = [*thoughts, *(target.parts or ())]
+
+
 def _failure_response(state: _StreamState) -> LlmResponse:
     """ADK's error response for calls that cannot be run (truncated or malformed)."""
     error = state.failure
@@ -621,8 +729,8 @@ def _tracking() -> AbstractContextManager[None]:
 
 
 def _settled(finals: list[LlmResponse], state: _StreamState) -> list[LlmResponse]:
-    """ADK's final responses with the signatures it lost put back, and ADK's error
-    response for calls that cannot be run."""
+    """ADK's final responses with the signatures it lost put back, its thought parts
+    joined (before 2.10), and ADK's error response for calls that cannot be run."""
     settled = []
     for response in finals:
         if state.failure is not None and _is_empty(response):
@@ -630,6 +738,9 @@ def _settled(finals: list[LlmResponse], state: _StreamState) -> list[LlmResponse
         if state.message is not None:
             _restore_signatures(response, state.message)
         settled.append(response)
+    message = state.message or (state.failure.message if state.failure else None)
+    if not THOUGHTS_JOINED and message is not None:
+        _join_thoughts(settled, message)
     if state.failure is not None:
         failure = _failure_response(state)
         if any(response.usage_metadata for response in settled):

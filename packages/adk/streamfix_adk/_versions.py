@@ -6,7 +6,15 @@ import functools
 
 from streamfix._shimkit import release
 
-__all__ = ["INDEX_ZERO_KEPT_FROM", "LIVE_CALLS_FROM", "SUPPORTED", "index_zero_kept", "live_calls"]
+__all__ = [
+    "INDEX_ZERO_KEPT_FROM",
+    "LIVE_CALLS_FROM",
+    "SUPPORTED",
+    "THOUGHTS_JOINED_FROM",
+    "index_zero_kept",
+    "live_calls",
+    "thoughts_joined",
+]
 
 #: Supported google-adk releases: the newest 1.x (1.39+) and 2.x.
 SUPPORTED = ">=1.39,<3"
@@ -22,6 +30,15 @@ LIVE_CALLS_FROM = (2, 10)
 #: open.
 INDEX_ZERO_KEPT_FROM = (2, 13)
 
+#: From 2.10 ADK's stream loop joins the streamed thought parts of a final response as
+#: its non-streamed path builds them (one part per thinking block, its text joined, the
+#: signature on it: ``_aggregate_streaming_thought_parts``, adk-python#6898). Before, the
+#: final holds one thought part per streamed piece (2.8: the signature on an empty part
+#: of its own), or, on 1.x, no thinking-block text at all (a piece without a
+#: ``signature`` key is not read as a thinking block, and a signature piece without text
+#: is dropped).
+THOUGHTS_JOINED_FROM = (2, 10)
+
 
 @functools.cache
 def _installed() -> tuple[int, ...]:
@@ -36,3 +53,8 @@ def live_calls() -> bool:
 def index_zero_kept() -> bool:
     """Whether the installed google-adk keeps index-0 fragments on call 0."""
     return _installed() >= INDEX_ZERO_KEPT_FROM
+
+
+def thoughts_joined() -> bool:
+    """Whether the installed google-adk joins streamed thought parts itself."""
+    return _installed() >= THOUGHTS_JOINED_FROM
