@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import support
 from google.adk.models.lite_llm import LiteLlm, LiteLLMClient
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
@@ -24,9 +25,7 @@ STOCK_GENERATE = LiteLlm.__dict__["generate_content_async"]
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> ModelResponseStream:
-    return ModelResponseStream(
-        model="streamfix", choices=[{"index": 0, "delta": delta, "finish_reason": finish}]
-    )
+    return support.to_litellm(support.chunk(delta=delta, finish=finish, model="streamfix"))
 
 
 class _Client(LiteLLMClient):  # type: ignore[misc]

@@ -12,9 +12,7 @@ import streamfix
 
 
 def _chunk(choice: int, entry: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {
-        "choices": [{"index": choice, "delta": {"tool_calls": [entry]}, "finish_reason": finish}]
-    }
+    return chunk(entry, choice=choice, finish=finish)
 
 
 def _stream() -> list[dict[str, Any]]:

@@ -3,53 +3,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
+from support import KINDS, chunk, convert, tc
 
 import streamfix
 
-
-def _as_openai(chunk: dict[str, Any]) -> Any:
-    from openai.types.chat import ChatCompletionChunk
-
-    return ChatCompletionChunk.model_validate(
-        {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m", **chunk}
-    )
-
-
-def _as_litellm(chunk: dict[str, Any]) -> Any:
-    from litellm.types.utils import ModelResponseStream
-
-    return ModelResponseStream(**chunk)
-
-
-KINDS: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "dict": lambda chunk: chunk,
-    "openai": _as_openai,
-    "litellm": _as_litellm,
-}
-
-
-def _tc(index: int, id: str | None, name: str | None, args: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"index": index, "function": {"arguments": args}}
-    if id is not None:
-        entry["id"] = id
-        entry["type"] = "function"
-    if name is not None:
-        entry["function"]["name"] = name
-    return entry
+#: The entries as the SDKs spell them: ``"type": "function"`` next to an id.
+_tc = partial(tc, typed="with id")
 
 
 def _chunk(*entries: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    delta: dict[str, Any] = {"tool_calls": list(entries)} if entries else {}
-    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return chunk(*entries, finish=finish)
 
 
 def _assemble(kind: str, chunks: list[dict[str, Any]]) -> streamfix.AssembledMessage:
-    convert = KINDS[kind]
-    return streamfix.assemble([convert(chunk) for chunk in chunks])
+    return streamfix.assemble(convert(kind, chunks))
 
 
 def _calls(message: streamfix.AssembledMessage) -> list[tuple[Any, ...]]:
@@ -60,7 +31,7 @@ def _codes(message: streamfix.AssembledMessage) -> list[str]:
     return [d.code for d in message.diagnostics]
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("kind", KINDS)
 def test_g3_one_id_shared_by_calls_at_different_indices(kind: str) -> None:
     """DeepSeek and GLM reuse one id within a turn: before, both calls came out named
     get_weatherget_time, silently."""
@@ -78,7 +49,7 @@ def test_g3_one_id_shared_by_calls_at_different_indices(kind: str) -> None:
     assert _codes(message) == ["shared-id"]
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("kind", KINDS)
 def test_g3_shared_id_on_every_fragment_interleaved(kind: str) -> None:
     chunks = [
         _chunk(_tc(0, "c", "get_weather", '{"city": ')),
@@ -92,7 +63,7 @@ def test_g3_shared_id_on_every_fragment_interleaved(kind: str) -> None:
     ]
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("kind", KINDS)
 def test_g4_one_call_repeated_at_another_index_is_dropped(kind: str) -> None:
     chunks = [
         _chunk(_tc(0, "call_1", "get_weather", '{"city": "Paris"}')),
@@ -103,7 +74,7 @@ def test_g4_one_call_repeated_at_another_index_is_dropped(kind: str) -> None:
     assert _codes(message) == ["repeated-call"]
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("kind", KINDS)
 def test_g2_the_id_changes_inside_one_call(kind: str) -> None:
     """The header has id A, every later fragment id B and no name: one call (before, a
     MalformedToolCallError)."""
@@ -115,7 +86,7 @@ def test_g2_the_id_changes_inside_one_call(kind: str) -> None:
     assert _calls(_assemble(kind, chunks)) == [("id_a", "get_weather", {"city": "Paris"})]
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("kind", KINDS)
 def test_b2_a_new_id_with_a_name_after_a_complete_call_still_splits(kind: str) -> None:
     chunks = [
         _chunk(_tc(0, "a", "f", '{"q": 1}')),
