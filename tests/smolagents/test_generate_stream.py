@@ -398,3 +398,34 @@ def test_install_wraps_every_streaming_model_and_uninstall_restores(stock: Any) 
         streamfix_smolagents.uninstall()
     for name in MODELS:
         assert getattr(models, name).__dict__["generate_stream"] is before[name]
+
+
+# --- H1: the legacy delta.function_call dialect ---------------------------------------
+
+LEGACY = [
+    chunk(delta={"role": "assistant", "function_call": {"name": "weather", "arguments": ""}}),
+    chunk(delta={"function_call": {"arguments": '{"city": '}}),
+    chunk(delta={"function_call": {"arguments": '"Paris"}'}}),
+    chunk(finish="function_call"),
+]
+
+
+def _legacy_message(wire: str) -> Any:
+    from smolagents.models import ChatMessage, MessageRole, agglomerate_stream_deltas
+
+    model = model_for(wire, LEGACY)
+    messages = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "hi"}])]
+    return agglomerate_stream_deltas(list(model.generate_stream(messages)))
+
+
+@pytest.mark.parametrize("wire", ["openai", "litellm"])
+def test_h1_stock_reads_no_call_in_the_legacy_dialect(wire: str, stock: Any) -> None:
+    assert not _legacy_message(wire).tool_calls
+
+
+@pytest.mark.parametrize("wire", ["openai", "litellm"])
+def test_h1_patched_reads_the_legacy_call(wire: str, patched: None) -> None:
+    message = _legacy_message(wire)
+    assert [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls] == [
+        ("call_chatcmpl-test", "weather", '{"city": "Paris"}')
+    ]

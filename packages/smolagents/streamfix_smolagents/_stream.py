@@ -14,6 +14,9 @@ there, where the provider's chunk is still in hand:
   words. (openai's and huggingface_hub's own SSE readers raise for a line whose top-level
   ``error`` is set, before smolagents sees it; what reaches ``generate_stream`` is a chunk
   another client passed on, and ``finish_reason: "error"`` without an error object.)
+* a call in the legacy ``delta.function_call`` dialect (H1) is read as no call at all:
+  smolagents reads ``tool_calls`` alone. The filter gives such a delta as a copy whose
+  ``tool_calls`` holds the same call.
 
 :func:`choice_zero_stream` wraps a model class's own ``generate_stream``: the stock
 generator runs unchanged on a view of the model (:class:`_ChoiceZeroModel`) whose
@@ -30,10 +33,11 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Generator, Iterable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import streamfix
-from streamfix._fastpath import fields
+from streamfix._fastpath import field, fields
 
 __all__ = ["choice_zero_events", "choice_zero_stream"]
 
@@ -61,6 +65,10 @@ def choice_zero_events(events: Iterable[Any]) -> Iterator[Any]:
             event = _choice_zero(event)
             choices = getattr(event, "choices", None) or ()
             first = None
+        elif (delta := first.get("delta")) is not None and field(
+            delta, "function_call"
+        ) is not None:
+            event = _legacy_as_tool_call(event, top.get("id"))
         seen.append(event)
         if top.get("error") is not None or (
             first.get("finish_reason") == "error"
@@ -72,6 +80,40 @@ def choice_zero_events(events: Iterable[Any]) -> Iterator[Any]:
 
 
 _ZERO = (0, None)
+
+
+def _legacy_as_tool_call(event: Any, response: object) -> Any:
+    """H1: a delta in the legacy ``function_call`` dialect, which smolagents does not read
+    (it reads ``tool_calls`` alone): a copy whose ``tool_calls`` holds the same call at
+    index 0, its id ``call_`` + the response's id on the piece that names it (as the core
+    makes it). A delta that has ``tool_calls`` too is left as it is."""
+    (choice,) = event.choices
+    delta = choice.delta
+    if getattr(delta, "tool_calls", None):
+        return event
+    function = delta.function_call
+    named = bool(getattr(function, "name", None))
+    entry = SimpleNamespace(
+        index=0,
+        id=(f"call_{response}" if isinstance(response, str) and response else "call_0")
+        if named
+        else None,
+        type="function" if named else None,
+        function=function,
+    )
+    new_choice = _copy(choice, delta=_copy(delta, tool_calls=[entry]))
+    return _copy(event, choices=[new_choice])
+
+
+def _copy(owner: Any, **changes: Any) -> Any:
+    """A copy of ``owner`` with ``changes``: the provider's objects are never changed."""
+    model_copy = getattr(owner, "model_copy", None)
+    if callable(model_copy):  # openai's and litellm's pydantic objects
+        return model_copy(update=changes)
+    shallow = copy.copy(owner)  # huggingface_hub's dataclasses
+    for name, value in changes.items():
+        setattr(shallow, name, value)
+    return shallow
 
 
 def _choice_zero(event: Any) -> Any:
