@@ -272,6 +272,47 @@ CASES = [
         [("f", '{"a": 1}')],
     ),
     Case(
+        "G1 placeholder id, name and type on continuations",
+        [
+            chunk(tc(0, "c1", "f", '{"a": ', type="function")),
+            chunk(tc(0, "", "", "1}", type="")),
+            chunk(tc(1, "c2", "g", '{"b": 2}')),
+        ],
+        [("f", {"a": 1}), ("g", {"b": 2})],
+        [("f", '{"a": 1}'), ("g", '{"b": 2}')],
+    ),
+    Case(
+        "G5 type empty on every entry",
+        [
+            chunk(tc(0, "c1", "f", '{"a": ', type="")),
+            chunk(tc(0, args="1}", type="")),
+            chunk(tc(1, "c2", "g", '{"b": 2}', type="")),
+        ],
+        [("f", {"a": 1}), ("g", {"b": 2})],
+        [("f", '{"a": 1}'), ("g", '{"b": 2}')],
+    ),
+    Case(
+        "G6 index as a digit string, then an int",
+        [chunk(tc("0", "c1", "f", '{"a": ')), chunk(tc(0, args="1}"))],
+        [("f", {"a": 1})],
+        [("f", '{"a": 1}')],
+    ),
+    Case(
+        "I1 double-encoded arguments",
+        [
+            chunk(tc(0, "c1", "f", json.dumps('{"a": 1}')[:5])),
+            chunk(tc(0, args=json.dumps('{"a": 1}')[5:])),
+        ],
+        [("f", {"a": 1})],
+        Broken([("f", json.dumps('{"a": 1}'))]),  # the agent gets a string, not the object
+    ),
+    Case(
+        "I3 arguments restart after an unfinished prefix",
+        [chunk(tc(0, "c1", "f", '{"loc": "Pa')), chunk(tc(0, args='{"a": 1}'))],
+        [("f", {"a": 1})],
+        Broken([("f", '{"loc": "Pa{"a": 1}')]),
+    ),
+    Case(
         "F4 text between tool-call chunks",
         [chunk(tc(0, "c1", "f", '{"a": ')), chunk(content="\n"), chunk(tc(0, args="1}"))],
         [("f", {"a": 1})],
