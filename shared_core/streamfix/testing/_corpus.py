@@ -352,6 +352,34 @@ def _openai_scenarios() -> list[Scenario]:
             calls=_BOTH,
         ),
         Scenario(
+            "g3-shared-id",
+            "G3",
+            "two calls at different indices share one id (DeepSeek, GLM, Kimi)",
+            "openai",
+            (
+                _role(),
+                _chunk(_calls(_tc(0, "call_a", "get_weather", w))),
+                _chunk(_calls(_tc(1, "call_a", "get_time", t))),
+                _chunk({}, "tool_calls"),
+            ),
+            calls=(_CALL_A, {**_CALL_B, "id": "call_a"}),
+        ),
+        Scenario(
+            "h1-legacy-function-call",
+            "H1",
+            "the legacy delta.function_call dialect, finish_reason function_call",
+            "openai",
+            (
+                _chunk(
+                    {"role": "assistant", "function_call": {"name": "get_weather", "arguments": ""}}
+                ),
+                _chunk({"function_call": {"arguments": w[:6]}}),
+                _chunk({"function_call": {"arguments": w[6:]}}),
+                _chunk({}, "function_call"),
+            ),
+            calls=({**_CALL_A, "id": "call_chatcmpl-streamfix"},),
+        ),
+        Scenario(
             "i1-double-encoded",
             "I1",
             "the arguments are a JSON string holding the object (vLLM's hermes parser)",
