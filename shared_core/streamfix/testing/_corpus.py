@@ -357,7 +357,6 @@ def _openai_scenarios() -> list[Scenario]:
             "two calls at different indices share one id (DeepSeek, GLM, Kimi)",
             "openai",
             (
-                _role(),
                 _chunk(_calls(_tc(0, "call_a", "get_weather", w))),
                 _chunk(_calls(_tc(1, "call_a", "get_time", t))),
                 _chunk({}, "tool_calls"),
