@@ -11,6 +11,7 @@ spelled as the SDKs spell it; ``chunk`` is ``support.chunk``.
 from __future__ import annotations
 
 import copy
+import threading
 from collections.abc import Iterator
 from functools import partial
 from types import SimpleNamespace
@@ -20,11 +21,13 @@ import support
 from support import Chunk, chunk, convert
 
 __all__ = [
+    "FINAL",
     "MODEL_WIRES",
     "WIRES",
     "FakeClient",
     "chunk",
     "model_for",
+    "run_agent",
     "stream_deltas",
     "tc",
     "to_hf",
@@ -87,3 +90,40 @@ def stream_deltas(wire: str, bodies: list[Chunk]) -> list[Any]:
     model = model_for(wire, bodies)
     messages = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "hi"}])]
     return list(model.generate_stream(messages))
+
+
+#: The second turn of an agent run: the agent's final answer.
+FINAL = [
+    chunk(tc(0, "call_f", "final_answer", '{"answer": "done"}')),
+    chunk(finish="tool_calls"),
+]
+
+
+def run_agent(
+    wire: str, first: list[Chunk], task: str = "Weather in Paris and Tokyo?"
+) -> tuple[list[Any], Any]:
+    """Run a ``ToolCallingAgent`` (``stream_outputs=True``) whose model streams ``first``
+    then :data:`FINAL`; the arguments each run of its ``weather`` tool received, and the
+    agent."""
+    from smolagents import ToolCallingAgent, tool
+
+    received: list[Any] = []
+    lock = threading.Lock()
+
+    @tool
+    def weather(city: str) -> str:
+        """The weather in a city.
+
+        Args:
+            city: the city's name.
+        """
+        with lock:
+            received.append(city)
+        return f"sunny in {city}"
+
+    model = model_for(wire, first, FINAL)
+    agent = ToolCallingAgent(
+        tools=[weather], model=model, stream_outputs=True, max_steps=3, verbosity_level=0
+    )
+    agent.run(task)
+    return received, agent

@@ -6,11 +6,10 @@ tools run with their own arguments and the agent records both calls."""
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 import pytest
-from smol_wire import WIRES, chunk, model_for, tc
+from smol_wire import WIRES, chunk, run_agent, tc
 
 # Ollama via litellm: the same index for both calls, with ids or without.
 SAME_INDEX = {
@@ -27,36 +26,6 @@ SAME_INDEX = {
         chunk(finish="stop"),
     ],
 }
-FINAL = [
-    chunk(tc(0, "call_f", "final_answer", '{"answer": "done"}')),
-    chunk(finish="tool_calls"),
-]
-
-
-def run_agent(wire: str, first: list[dict[str, Any]]) -> tuple[list[Any], Any]:
-    """Run the agent; the arguments each tool run received, and the agent."""
-    from smolagents import ToolCallingAgent, tool
-
-    received: list[Any] = []
-    lock = threading.Lock()
-
-    @tool
-    def weather(city: str) -> str:
-        """The weather in a city.
-
-        Args:
-            city: the city's name.
-        """
-        with lock:
-            received.append(city)
-        return f"sunny in {city}"
-
-    model = model_for(wire, first, FINAL)
-    agent = ToolCallingAgent(
-        tools=[weather], model=model, stream_outputs=True, max_steps=3, verbosity_level=0
-    )
-    agent.run("Weather in Paris and Tokyo?")
-    return received, agent
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -16,11 +16,10 @@ Where stock loses nothing the patched ``generate_stream`` yields exactly stock's
 from __future__ import annotations
 
 import inspect
-import threading
 from typing import Any
 
 import pytest
-from smol_wire import MODEL_WIRES, WIRES, chunk, model_for, stream_deltas, tc
+from smol_wire import MODEL_WIRES, WIRES, chunk, model_for, run_agent, stream_deltas, tc
 
 PARIS, TOKYO = '{"city": "Paris"}', '{"city": "Tokyo"}'
 #: What stock makes of the two choices' argument fragments: one text, not JSON.
@@ -206,51 +205,17 @@ def test_finish_reason_error_without_an_error_object(wire: str, stock: Any) -> N
 
 # --- the agent loop -------------------------------------------------------------------------
 
-FINAL = [
-    chunk(tc(0, "call_f", "final_answer", '{"answer": "done"}')),
-    chunk(finish="tool_calls"),
-]
-
-
-def run_agent(wire: str, first: list[dict[str, Any]]) -> tuple[list[str], Any]:
-    """Run the agent; the arguments each tool run received, and the agent."""
-    from smolagents import ToolCallingAgent, tool
-
-    received: list[str] = []
-    lock = threading.Lock()
-
-    @tool
-    def weather(city: str) -> str:
-        """The weather in a city.
-
-        Args:
-            city: the city's name.
-        """
-        with lock:
-            received.append(city)
-        return f"sunny in {city}"
-
-    agent = ToolCallingAgent(
-        tools=[weather],
-        model=model_for(wire, first, FINAL),
-        stream_outputs=True,
-        max_steps=3,
-        verbosity_level=0,
-    )
-    agent.run("Weather in Paris?")
-    return received, agent
-
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_stock_agent_runs_choice_0_and_1_glued(wire: str, stock: Any) -> None:
-    received, agent = run_agent(wire, TWO_CHOICES)
+    received, agent = run_agent(wire, TWO_CHOICES, "Weather in Paris?")
     assert received == [MIXED]
     assert "Paris" not in [c.arguments for c in agent.memory.steps[1].tool_calls]
 
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_patched_agent_runs_choice_0_alone(wire: str, patched: None) -> None:
-    received, agent = run_agent(wire, TWO_CHOICES)
+    received, agent = run_agent(wire, TWO_CHOICES, "Weather in Paris?")
     assert received == ["Paris"]
     step = agent.memory.steps[1]
     assert [(c.id, c.name, c.arguments) for c in step.tool_calls] == [
@@ -264,7 +229,7 @@ def test_patched_agent_runs_choice_0_alone(wire: str, patched: None) -> None:
 def test_stock_agent_never_shows_the_provider_error(wire: str, shape: str, stock: Any) -> None:
     body, text = ERRORS[shape]
     try:
-        _, agent = run_agent(wire, [*BEFORE_ERROR, body])
+        _, agent = run_agent(wire, [*BEFORE_ERROR, body], "Weather in Paris?")
     except Exception as error:  # whatever stock makes of the cut-off call
         chain = [error, error.__cause__, error.__context__]
         assert all(text not in str(link) for link in chain if link is not None)
@@ -283,7 +248,7 @@ def test_patched_agent_stops_with_the_provider_error(wire: str, shape: str, patc
 
     body, text = ERRORS[shape]
     with pytest.raises(AgentGenerationError, match=text) as info:
-        run_agent(wire, [*BEFORE_ERROR, body])
+        run_agent(wire, [*BEFORE_ERROR, body], "Weather in Paris?")
     assert isinstance(info.value.__cause__, streamfix.ProviderStreamError)
     assert info.value.__cause__.provider_message == text
 
