@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from ._fastpath import fields as _fields
 
-__all__ = ["ChoiceDelta", "Chunk", "Fragment", "normalize"]
+__all__ = ["ChoiceDelta", "Chunk", "Fragment", "legacy_call_id", "normalize"]
 
 
 _new = tuple.__new__
@@ -158,10 +158,14 @@ def _legacy_call(function_call: object, response: object, problems: list[str]) -
     if not function:
         return []
     name = function.get("name")
-    call_id = None
-    if name:
-        call_id = f"call_{response}" if type(response) is str and response else "call_0"
+    call_id = legacy_call_id(response) if name else None
     return [_fragment(0, call_id, name, function.get("arguments"), None, None, problems)]
+
+
+def legacy_call_id(response: object) -> str:
+    """H1: the id a legacy ``function_call`` gets, from the response's id (``call_0`` if
+    it has none); a shim that turns such a delta into ``tool_calls`` uses it too."""
+    return f"call_{response}" if type(response) is str and response else "call_0"
 
 
 def _fragments(calls: object, problems: list[str]) -> list[Fragment]:

@@ -38,6 +38,7 @@ from typing import Any
 
 import streamfix
 from streamfix._fastpath import field, fields
+from streamfix._normalize import legacy_call_id
 
 __all__ = ["choice_zero_events", "choice_zero_stream"]
 
@@ -85,8 +86,8 @@ _ZERO = (0, None)
 def _legacy_as_tool_call(event: Any, response: object) -> Any:
     """H1: a delta in the legacy ``function_call`` dialect, which smolagents does not read
     (it reads ``tool_calls`` alone): a copy whose ``tool_calls`` holds the same call at
-    index 0, its id ``call_`` + the response's id on the piece that names it (as the core
-    makes it). A delta that has ``tool_calls`` too is left as it is."""
+    index 0, with the core's id for it (``legacy_call_id``) on the piece that names it.
+    A delta that has ``tool_calls`` too is left as it is."""
     (choice,) = event.choices
     delta = choice.delta
     if getattr(delta, "tool_calls", None):
@@ -95,9 +96,7 @@ def _legacy_as_tool_call(event: Any, response: object) -> Any:
     named = bool(getattr(function, "name", None))
     entry = SimpleNamespace(
         index=0,
-        id=(f"call_{response}" if isinstance(response, str) and response else "call_0")
-        if named
-        else None,
+        id=legacy_call_id(response) if named else None,
         type="function" if named else None,
         function=function,
     )
