@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from typing import Any
 
 import litellm
@@ -90,6 +91,8 @@ def assert_lost_in_round_3(run: Run) -> None:
 
 
 def test_stock_loses_round_3_s_signature(streamfix_server: ReplayServer) -> None:
+    adk = tuple(int(part) for part in version("google-adk").split(".")[:2])
+    assert adk >= (2, 13), "before 2.13 stock ADK drops every streamed signature (round 1)"
     assert_lost_in_round_3(run_agent(streamfix_server))
 
 
