@@ -36,6 +36,7 @@ nox.options.sessions = [  # what CI runs
     "litellm",
     "e2e",
     "e2e_frameworks",
+    "e2e_rounds",
     "cli",
 ]
 # A Python the sessions name and this machine lacks fails the run (CI included) instead of
@@ -309,6 +310,16 @@ def e2e_frameworks(session: nox.Session) -> None:
     session.install("--upgrade-package", "google-adk", ADK_VERSIONS["newest"])
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_frameworks", *session.posargs, env=ENV)
+
+
+@nox.session(python=PYTHON)
+def e2e_rounds(session: nox.Session) -> None:
+    """Five-round agent loops over real HTTP: the replay server's scripted rounds, with
+    litellm, the google-adk Runner (newest), smolagents and the sgpt CLI, stock and
+    patched (issue 17)."""
+    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+    _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
+    session.run("pytest", "tests/e2e_rounds", *session.posargs, env=ENV)
 
 
 @nox.session(python=PYTHON)
