@@ -4,36 +4,21 @@ shell_gpt runs a multi-round tool loop in one process, non-interactively: after 
 round's functions it sends their results back and streams the next answer (its handler
 recurses), until an answer has no call. ``--chat`` keeps that history in its chat cache.
 
-The process and its recording function are ``tests/e2e_frameworks/test_sgpt_cli.py``'s
-``sgpt()`` (loaded from that file, not written twice)."""
+The process and its recording function are ``support.sgpt_cli.sgpt()``, as in
+``tests/e2e_frameworks/test_sgpt_cli.py``."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 from conftest import ROUNDS, expected_ran
+from support.sgpt_cli import sgpt
 
 from streamfix.testing import ReplayServer
 
 SCRIPT = "rounds-commands"
 COMMANDS = [arguments["shell_command"] for _, arguments in expected_ran(SCRIPT)]
-
-
-def _sgpt_cli() -> ModuleType:
-    path = Path(__file__).parents[1] / "e2e_frameworks" / "test_sgpt_cli.py"
-    spec = importlib.util.spec_from_file_location("streamfix_e2e_sgpt_cli", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-sgpt = _sgpt_cli().sgpt
 
 
 def test_stock_sgpt_crashes_in_round_1(streamfix_server: ReplayServer, tmp_path: Path) -> None:
