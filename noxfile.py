@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import nox
 
@@ -37,6 +38,7 @@ nox.options.sessions = [  # what CI runs
     "e2e",
     "e2e_frameworks",
     "cli",
+    "upstream_patch",
 ]
 # A Python the sessions name and this machine lacks fails the run (CI included) instead of
 # being skipped; nox never downloads one (the machines reach package registries only).
@@ -402,3 +404,67 @@ def wheel(session: nox.Session) -> None:
         session.run("python", "-c", WHEEL_VERSION, env=ENV)
         session.run("streamfix", "doctor", env=ENV)
         session.run("pytest", "-p", "no:cacheprovider", "-q", "test_wheel.py", env=ENV)
+
+
+# Upstream pull requests (issue 16): docs/upstream/<framework>.patch, in the framework's
+# repository layout, applied to its newest release from the registry. One entry a
+# framework: the package, the patch, the prefix its repository has and its wheel has not,
+# the tests the patch adds, this project's tests run in direct mode against the patched
+# framework (support.direct), and the framework's own suite where its sdist ships one.
+UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
+    "smolagents": {
+        "package": "smolagents",
+        "patch": "docs/upstream/smolagents.patch",
+        "strip": "src/",
+        "added": ["tests/test_agglomerate_stream_deltas.py"],
+        "direct": ["tests/smolagents/test_wire_shapes.py", "tests/smolagents/test_agent.py"],
+        "suite": SMOLAGENTS_UPSTREAM_TESTS,
+        "suite_deps": ["pytest-datadir", "ipython", "numpy"],
+    },
+}
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("framework", list(UPSTREAM_PATCHES), ids=list(UPSTREAM_PATCHES))
+def upstream_patch(session: nox.Session, framework: str) -> None:
+    """One upstream patch on the framework's newest release, without streamfix: the tests
+    it adds fail stock and pass patched; the framework's own suite, stock then patched,
+    loses no passing test; then this project's tests drive the patched framework directly
+    (STREAMFIX_DIRECT=1: no shim installed). Fails when the patch no longer applies."""
+    spec = UPSTREAM_PATCHES[framework]
+    here = "tests/upstream_patch"
+    session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()))
+    _show_versions(session, spec["package"])
+    tmp = session.create_tmp()
+    prepare = session.run("python", "tests/smolagents_upstream/prepare_sdist.py", tmp, silent=True)
+    sdist = str(prepare).strip().splitlines()[-1]
+    patch = str(HERE / spec["patch"])
+    site = session.run(
+        "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", silent=True
+    ).strip()
+    apply = ["python", f"{here}/apply_patch.py", patch]
+    session.run(*apply, site, "--only", spec["strip"], "--strip", spec["strip"], "--check")
+    session.run(*apply, sdist, "--only", "tests/")  # the tests the patch adds
+    pytest = ["pytest", "-p", "no:cacheprovider", "-q", f"--rootdir={sdist}", "-c"]
+    pytest += [f"{sdist}/pytest.ini"]
+    added = [f"{sdist}/{test}" for test in spec["added"]]
+    suite = [f"{sdist}/{test}" for test in spec.get("suite", ())]
+    reports = {run: os.path.join(tmp, f"{run}.xml") for run in ("stock", "patched")}
+    session.log("the tests the patch adds, stock: they must fail")
+    session.run(*pytest, "--tb=line", *added, env=ENV, success_codes=[1])
+    if suite:
+        session.run(*pytest, "--tb=no", f"--junitxml={reports['stock']}", *suite, env=ENV,
+                    success_codes=[0, 1])  # fmt: skip
+    session.run(*apply, site, "--only", spec["strip"], "--strip", spec["strip"])
+    session.log("the tests the patch adds, patched: they must pass")
+    session.run(*pytest, *added, env=ENV)
+    if suite:
+        session.run(*pytest, "--tb=short", f"--junitxml={reports['patched']}", *suite, env=ENV,
+                    success_codes=[0, 1])  # fmt: skip
+        session.run("python", "tests/smolagents_upstream/compare_runs.py", *reports.values())
+    # This project's tests, direct mode: the project (for its testing helpers) without any
+    # framework extra, the patch checked still applied, no shim installed or activated.
+    _install(session, "test")
+    session.run(*apply, site, "--only", spec["strip"], "--strip", spec["strip"], "--applied")
+    direct = {**ENV, "STREAMFIX_DIRECT": "1", "STREAMFIX_AUTO": ""}
+    session.run("pytest", "-p", "no:cacheprovider", *spec["direct"], *session.posargs, env=direct)
