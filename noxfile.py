@@ -419,7 +419,19 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         "added": ["tests/test_agglomerate_stream_deltas.py"],
         "direct": ["tests/smolagents/test_wire_shapes.py", "tests/smolagents/test_agent.py"],
         "suite": SMOLAGENTS_UPSTREAM_TESTS,
-        "suite_deps": ["pytest-datadir", "ipython", "numpy"],
+        "suite_deps": ["pytest-datadir", "ipython", "numpy", "openai", "litellm"],
+        "sdist": ["tests/smolagents_upstream/prepare_sdist.py"],
+    },
+    "sgpt": {
+        "package": "shell-gpt",
+        "patch": "docs/upstream/shell_gpt.patch",
+        "strip": "",
+        "added": ["tests/test_tool_calls.py"],
+        "direct": ["tests/shell_gpt/test_handler.py"],
+        "suite": ["tests"],
+        # shell-gpt 1.5's own tests expect the usage-error exit codes of its typer and click.
+        "pins": ["typer<0.13", "click<8.2"],
+        "sdist": ["tests/upstream_patch/sdist.py", "shell-gpt", "sgpt"],
     },
 }
 
@@ -433,11 +445,17 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     (STREAMFIX_DIRECT=1: no shim installed). Fails when the patch no longer applies."""
     spec = UPSTREAM_PATCHES[framework]
     here = "tests/upstream_patch"
-    session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()))
+    pins = spec.get("pins", [])
+    session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()), *pins)
     _show_versions(session, spec["package"])
     tmp = session.create_tmp()
-    prepare = session.run("python", "tests/smolagents_upstream/prepare_sdist.py", tmp, silent=True)
+    shutil.rmtree(tmp)  # a fresh sdist: the patch adds its tests to it
+    os.makedirs(tmp)
+    script, *names = spec["sdist"]
+    prepare = session.run("python", script, os.path.join(tmp, "sdist"), *names, silent=True)
     sdist = str(prepare).strip().splitlines()[-1]
+    os.makedirs(home := os.path.join(tmp, "home"))  # shell_gpt writes its config there
+    env = {**ENV, "HOME": home}
     patch = str(HERE / spec["patch"])
     site = session.run(
         "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", silent=True
@@ -451,20 +469,22 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     suite = [f"{sdist}/{test}" for test in spec.get("suite", ())]
     reports = {run: os.path.join(tmp, f"{run}.xml") for run in ("stock", "patched")}
     session.log("the tests the patch adds, stock: they must fail")
-    session.run(*pytest, "--tb=line", *added, env=ENV, success_codes=[1])
+    session.run(*pytest, "--tb=line", *added, env=env, success_codes=[1])
     if suite:
-        session.run(*pytest, "--tb=no", f"--junitxml={reports['stock']}", *suite, env=ENV,
+        session.run(*pytest, "--tb=no", f"--junitxml={reports['stock']}", *suite, env=env,
                     success_codes=[0, 1])  # fmt: skip
     session.run(*apply, site, "--only", spec["strip"], "--strip", spec["strip"])
     session.log("the tests the patch adds, patched: they must pass")
-    session.run(*pytest, *added, env=ENV)
+    session.run(*pytest, *added, env=env)
     if suite:
-        session.run(*pytest, "--tb=short", f"--junitxml={reports['patched']}", *suite, env=ENV,
+        session.run(*pytest, "--tb=short", f"--junitxml={reports['patched']}", *suite, env=env,
                     success_codes=[0, 1])  # fmt: skip
         session.run("python", "tests/smolagents_upstream/compare_runs.py", *reports.values())
     # This project's tests, direct mode: the project (for its testing helpers) without any
     # framework extra, the patch checked still applied, no shim installed or activated.
     _install(session, "test")
+    if pins:
+        session.install(*pins)
     session.run(*apply, site, "--only", spec["strip"], "--strip", spec["strip"], "--applied")
     direct = {**ENV, "STREAMFIX_DIRECT": "1", "STREAMFIX_AUTO": ""}
     session.run("pytest", "-p", "no:cacheprovider", *spec["direct"], *session.posargs, env=direct)

@@ -8,8 +8,9 @@ nothing when it is unset:
   fixture stands for the framework itself, which is patched (and it checks that no shim is
   installed, so a pass is the patched framework's);
 - :func:`deselect_in_direct_mode` (each folder's ``pytest_collection_modifyitems``)
-  deselects the tests that need stock (they ask for the ``stock`` fixture) and those
-  marked ``shim_only`` (they assert the shim's own API or error types);
+  deselects the tests that need stock (they ask for the ``stock`` fixture, or are marked
+  ``stock_failure``) and those marked ``shim_only`` (they assert the shim's own API or
+  error types);
 - :func:`redirect` makes the shim's drop-ins that a test calls by name the framework's own
   (patched) functions, so the test asserts the same fixed outcome on the framework.
 """
@@ -28,6 +29,8 @@ __all__ = ["DIRECT_ENV", "deselect_in_direct_mode", "direct", "redirect"]
 DIRECT_ENV = "STREAMFIX_DIRECT"
 #: Fixtures that give the stock framework: a test asking for one cannot run in direct mode.
 STOCK_FIXTURES = frozenset({"stock"})
+#: Markers of tests that cannot run in direct mode: stock's failures, the shim's own API.
+DIRECT_DESELECTS = ("stock_failure", "shim_only")
 
 
 def direct() -> bool:
@@ -42,7 +45,8 @@ def deselect_in_direct_mode(config: pytest.Config, items: list[pytest.Item]) -> 
     kept, dropped = [], []
     for item in items:
         needs_stock = STOCK_FIXTURES.intersection(getattr(item, "fixturenames", ()))
-        (dropped if needs_stock or item.get_closest_marker("shim_only") else kept).append(item)
+        marked = any(item.get_closest_marker(name) for name in DIRECT_DESELECTS)
+        (dropped if needs_stock or marked else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
