@@ -464,7 +464,7 @@ def _sdist_tree(session: nox.Session, spec: dict[str, Any], tmp: str) -> str:
     else:
         os.makedirs(tree)
         Path(tree, "pytest.ini").write_text("[pytest]\n")  # never this project's config
-    session.run("python", UPSTREAM_APPLY, HERE / spec["patch"], tree, "--only", "tests/")
+    session.run("python", UPSTREAM_APPLY, str(HERE / spec["patch"]), tree, "--only", "tests/")
     return tree
 
 

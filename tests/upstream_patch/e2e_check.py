@@ -18,7 +18,7 @@ from typing import Any
 
 from streamfix.testing import ReplayServer
 
-__all__ = ["main", "sgpt_check", "smolagents_check"]
+__all__ = ["litellm_ollama_check", "main", "sgpt_check", "smolagents_check"]
 
 QUESTION = "What is the weather in Paris, and the time there?"
 
@@ -151,7 +151,44 @@ def sgpt_check() -> None:
         print(f"requests to the server: {len(server.requests)}")
 
 
-CHECKS: dict[str, Callable[[], None]] = {"smolagents": smolagents_check, "sgpt": sgpt_check}
+def litellm_ollama_check() -> None:
+    """``litellm.completion(model="ollama_chat/...", stream=True)`` against the replay
+    server's Ollama ``/api/chat``: one call per NDJSON line, then an out-of-memory line."""
+    import importlib.metadata
+
+    import litellm
+
+    print(f"litellm {importlib.metadata.version('litellm')}")
+    user = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
+    with ReplayServer() as server:
+        model = "ollama_chat/ollama-call-per-line"
+        chunks = list(
+            litellm.completion(
+                model=model, messages=user, api_base=server.ollama_base_url, stream=True
+            )
+        )
+        indices = [c.index for k in chunks for c in k.choices[0].delta.tool_calls or []]
+        built = litellm.stream_chunk_builder(chunks).choices[0].message.tool_calls or []
+        print(f"  {model}: tool-call indices {indices}")
+        print(f"  stream_chunk_builder: {[(c.function.name, c.function.arguments) for c in built]}")
+        model = "ollama_chat/ollama-oom-error"
+        try:
+            for _ in litellm.completion(
+                model=model, messages=user, api_base=server.ollama_base_url, stream=True
+            ):
+                pass
+        except Exception as error:  # what litellm raises, printed as the user sees it
+            print(
+                f"  {model}: {type(error).__name__} (status {getattr(error, 'status_code', None)})"
+            )
+            print(f"    {str(error)[:160]}")
+
+
+CHECKS: dict[str, Callable[[], None]] = {
+    "smolagents": smolagents_check,
+    "sgpt": sgpt_check,
+    "litellm_ollama": litellm_ollama_check,
+}
 
 
 def main(argv: list[str]) -> int:
