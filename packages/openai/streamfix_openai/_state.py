@@ -115,7 +115,7 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
         except ProviderStreamError as error:
             raise _api_error(error, chunk) from error
         self._chunk_events, self._sent = events, chunk
-        self._entries = _entries(events)
+        self._entries = {}
         rewritten = self._rewrite(chunk)
         fired = list(super().handle_chunk(rewritten))
         if rewritten is not chunk and fired and isinstance(fired[0], ChunkEvent):
@@ -154,17 +154,17 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
 
     def _rewrite(self, chunk: ChatCompletionChunk) -> ChatCompletionChunk:
         """``chunk`` with each choice's ``tool_calls`` as the core placed them: one entry
-        per call the chunk touched (its position, the argument text it added); ``chunk``
-        itself when it already says exactly that."""
+        per entry sent (the position of the call it went to, the argument text it added;
+        stock fires one delta event per entry), ``chunk`` itself when it already says
+        exactly that."""
         choices = getattr(chunk, "choices", None)
         changed = not isinstance(choices, list)
         rebuilt: list[Choice] = []
         for choice in choices if isinstance(choices, list) else ():
             sent = choice.delta.tool_calls or []
-            wanted = self._entries.get(choice.index, [])
-            if not wanted and sent and choice.index in self._current:
-                # Nothing new (an empty or repeated fragment): stock still reports a delta.
-                wanted = self._entries[choice.index] = [(self._current[choice.index], "")]
+            found = self._events_of(choice.index)
+            wanted = _matched(sent, found, self._current.get(choice.index))
+            self._entries[choice.index] = wanted
             if wanted:
                 self._current[choice.index] = wanted[-1][0]
             if _says(sent, wanted):
@@ -320,18 +320,36 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             call.function.parsed_arguments = _partial(call.function.arguments)
 
 
-def _entries(events: list[Event]) -> dict[int, list[_Entry]]:
-    """Per choice, one entry per run of events about the same call."""
-    found: dict[int, list[_Entry]] = {}
-    for event in events:
-        if not isinstance(event, ToolCallStarted | ToolCallUpdated | ArgumentsDelta):
-            continue
+def _matched(
+    sent: list[ChoiceDeltaToolCall], events: list[Event], current: int | None
+) -> list[_Entry]:
+    """One entry per entry sent, read off the core's events for the choice (which follow
+    the entries' order): an entry naming a call (id, name, provider fields) takes the
+    next ``ToolCallStarted`` / ``ToolCallUpdated``, an entry with argument text the next
+    ``ArgumentsDelta`` carrying that text; an entry that added nothing (an empty or
+    repeated fragment) stays with the call of the entry before it. Events no entry took
+    (none on the wire shapes known) follow, one entry per run about the same call."""
+    calls = [e for e in events if isinstance(e, ToolCallStarted | ToolCallUpdated | ArgumentsDelta)]
+    found: list[_Entry] = []
+    taken, position = 0, current
+    for entry in sent:
+        function = entry.function
+        names = entry.id or entry.model_extra or (function is not None and function.name)
+        if names and taken < len(calls) and not isinstance(calls[taken], ArgumentsDelta):
+            position, taken = calls[taken].position, taken + 1
+        text = function.arguments if function is not None else None
+        event = calls[taken] if taken < len(calls) else None
+        if text and isinstance(event, ArgumentsDelta) and event.delta == text:
+            found.append((event.position, text))
+            position, taken = event.position, taken + 1
+        elif position is not None:
+            found.append((position, ""))
+    for event in calls[taken:]:
         text = event.delta if isinstance(event, ArgumentsDelta) else ""
-        entries = found.setdefault(event.choice, [])
-        if entries and entries[-1][0] == event.position:
-            entries[-1] = (event.position, entries[-1][1] + text)
+        if found and found[-1][0] == event.position:
+            found[-1] = (event.position, found[-1][1] + text)
         else:
-            entries.append((event.position, text))
+            found.append((event.position, text))
     return found
 
 
