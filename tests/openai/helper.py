@@ -8,12 +8,15 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from openai import omit
+import openai
 from openai.lib._parsing import parse_chat_completion
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk, ParsedChatCompletion
 
 from streamfix_openai import StreamFixChatCompletionStreamState
+
+#: "not given" for the SDK's parameters (``omit`` from openai 2.x, ``NOT_GIVEN`` before).
+OMIT: Any = getattr(openai, "omit", None) or openai.NOT_GIVEN
 
 STATES = {"stock": ChatCompletionStreamState, "patched": StreamFixChatCompletionStreamState}
 
@@ -64,8 +67,8 @@ def non_streamed(
     }
     return parse_chat_completion(
         chat_completion=ChatCompletion.construct(**body),
-        response_format=options.get("response_format", omit),
-        input_tools=options.get("input_tools", omit),
+        response_format=options.get("response_format", OMIT),
+        input_tools=options.get("input_tools", OMIT),
     )
 
 

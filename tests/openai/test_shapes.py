@@ -15,8 +15,8 @@ from functools import partial
 from typing import Any
 
 import pytest
-from helper import chunks, feed, non_streamed, run, summary
-from openai import APIError, LengthFinishReasonError, omit
+from helper import OMIT, chunks, feed, non_streamed, run, summary
+from openai import APIError, LengthFinishReasonError
 from openai.lib._parsing import parse_chat_completion
 from openai.types.chat import ChatCompletion
 from support import ABSENT, chunk
@@ -276,8 +276,8 @@ def _expected(scenario: testing.Scenario) -> Any:
     body = scenario.completion()
     return parse_chat_completion(
         chat_completion=ChatCompletion.construct(**body),
-        response_format=omit,
-        input_tools=omit,
+        response_format=OMIT,
+        input_tools=OMIT,
     )
 
 
