@@ -10,7 +10,7 @@ from typing import Any
 
 import openai
 from openai.lib._parsing import parse_chat_completion
-from openai.lib.streaming.chat import ChatCompletionStreamState
+from openai.lib.streaming.chat._completions import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk, ParsedChatCompletion
 
 from streamfix_openai import StreamFixChatCompletionStreamState

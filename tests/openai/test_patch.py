@@ -23,12 +23,13 @@ def test_install_replaces_the_state_everywhere_and_uninstall_restores_it() -> No
         assert streamfix_openai.installed()
         fixed = streamfix_openai.StreamFixChatCompletionStreamState
         assert _completions.ChatCompletionStreamState is fixed
-        assert public.ChatCompletionStreamState is fixed
+        # openai.lib.streaming.chat exports the class only in later releases
+        assert getattr(public, "ChatCompletionStreamState", fixed) is fixed
         assert issubclass(fixed, stock)
     finally:
         streamfix_openai.uninstall()
     assert _completions.ChatCompletionStreamState is stock
-    assert public.ChatCompletionStreamState is stock
+    assert getattr(public, "ChatCompletionStreamState", stock) is stock
     assert not streamfix_openai.installed()
 
 

@@ -195,7 +195,7 @@ def test_stock_is_wrong_and_patched_equals_the_non_streamed(case: Case) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_the_installed_helper_is_the_fixed_one(case: Case, patched: None) -> None:
-    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.lib.streaming.chat._completions import ChatCompletionStreamState
 
     assert ChatCompletionStreamState is StreamFixChatCompletionStreamState
     state = ChatCompletionStreamState()
