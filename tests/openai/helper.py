@@ -21,6 +21,11 @@ OMIT: Any = getattr(openai, "omit", None) or openai.NOT_GIVEN
 STATES = {"stock": ChatCompletionStreamState, "patched": StreamFixChatCompletionStreamState}
 
 
+def new_state(kind: str, **options: Any) -> Any:
+    """The stock or the patched state (openai 1.40's requires both its arguments)."""
+    return STATES[kind](**{"input_tools": OMIT, "response_format": OMIT, **options})
+
+
 def chunks(bodies: Iterable[dict[str, Any]]) -> list[ChatCompletionChunk]:
     """The bodies as the SDK's ``Stream`` builds them (``construct``: no validation)."""
     return [ChatCompletionChunk.construct(**copy.deepcopy(body)) for body in bodies]
@@ -36,7 +41,7 @@ def feed(state: Any, bodies: Iterable[dict[str, Any]]) -> list[Any]:
 
 def run(kind: str, bodies: Iterable[dict[str, Any]], **options: Any) -> ParsedChatCompletion[Any]:
     """The final completion of the stock or the patched state."""
-    state = STATES[kind](**options)
+    state = new_state(kind, **options)
     feed(state, bodies)
     return state.get_final_completion()
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pydantic
 import pytest
-from helper import STATES, chunks
+from helper import chunks, new_state
 from openai import ContentFilterFinishReasonError, LengthFinishReasonError, pydantic_function_tool
 from support import chunk
 from support import tc as _tc
@@ -103,7 +103,7 @@ for _name in STOCK_RIGHT:
 def _dumped(kind: str, bodies: list[dict[str, Any]], options: dict[str, Any]) -> tuple[Any, Any]:
     """Every event as fired (dumped then: snapshots change as the stream goes on), and the
     final completion (or the error it raised)."""
-    state = STATES[kind](**options)
+    state = new_state(kind, **options)
     events = []
     for c in chunks(bodies):
         events.extend(e.model_dump() for e in state.handle_chunk(c))
@@ -126,7 +126,7 @@ def test_events_and_final_completion_equal_stocks(name: str) -> None:
 
 def test_strict_tool_parsed_arguments_are_the_pydantic_model() -> None:
     bodies, options = STREAMS["strict-tool-two-calls"]
-    state = STATES["patched"](**options)
+    state = new_state("patched", **options)
     done = [
         e
         for c in chunks(bodies)
@@ -143,7 +143,7 @@ def test_strict_tool_parsed_arguments_are_the_pydantic_model() -> None:
 
 def test_response_format_parsed() -> None:
     bodies, options = STREAMS["response-format"]
-    state = STATES["patched"](**options)
+    state = new_state("patched", **options)
     for c in chunks(bodies):
         state.handle_chunk(c)
     assert state.get_final_completion().choices[0].message.parsed == Answer(
@@ -160,7 +160,7 @@ def test_finish_reason_errors_where_the_sdk_raises_them(
     kind: str, reason: str, error: type[Exception]
 ) -> None:
     bodies = [chunk(content='{"city": "Pa', delta={"role": "assistant"}), chunk(finish=reason)]
-    state = STATES[kind](response_format=Answer)
+    state = new_state(kind, response_format=Answer)
     with pytest.raises(error):
         for c in chunks(bodies):
             state.handle_chunk(c)

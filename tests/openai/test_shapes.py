@@ -198,7 +198,7 @@ def test_the_installed_helper_is_the_fixed_one(case: Case, patched: None) -> Non
     from openai.lib.streaming.chat._completions import ChatCompletionStreamState
 
     assert ChatCompletionStreamState is StreamFixChatCompletionStreamState
-    state = ChatCompletionStreamState()
+    state = ChatCompletionStreamState(input_tools=OMIT, response_format=OMIT)
     feed(state, case.bodies)
     assert summary(state.get_final_completion()) == summary(non_streamed(case.calls, case.content))
 
@@ -214,7 +214,7 @@ def test_groq_bare_error_chunk_after_text() -> None:
     ]
     with pytest.raises(TypeError):
         run("stock", bodies)
-    state = StreamFixChatCompletionStreamState()
+    state = StreamFixChatCompletionStreamState(input_tools=OMIT, response_format=OMIT)
     with pytest.raises(APIError) as raised:
         feed(state, bodies)
     assert raised.value.message == GROQ_ERROR["message"]

@@ -19,7 +19,8 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
     one once installed) on the scenario's ``ChatCompletionChunk`` s, then
     ``get_final_completion()``."""
     module: Any = importlib.import_module("openai.lib.streaming.chat._completions")
-    state = module.ChatCompletionStreamState()
+    unset = importlib.import_module("streamfix_openai._versions").not_given()
+    state = module.ChatCompletionStreamState(input_tools=unset, response_format=unset)
     try:
         for chunk in testing.openai_stream(testing.fresh_chunks(scenario)):
             state.handle_chunk(chunk)

@@ -75,11 +75,13 @@ from streamfix import (
     ToolCallUpdated,
 )
 
-from ._versions import content_filter_error, placeholder_request
+from ._versions import content_filter_error, not_given, placeholder_request
 
 __all__ = ["StreamFixChatCompletionStreamState"]
 
 _Message = ParsedChatCompletionMessage[object]
+# The default of the state's arguments: the SDK's own "not given" (``_versions``).
+_UNSET: Any = object()
 # One entry of a rewritten chunk: (the call's position, the argument text it added).
 _Entry = tuple[int, str]
 
@@ -97,8 +99,12 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
     Same arguments, events, snapshot and final completion as the SDK's class.
     """
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, *, input_tools: Any = _UNSET, response_format: Any = _UNSET) -> None:
+        unset = not_given()
+        super().__init__(
+            input_tools=unset if input_tools is _UNSET else input_tools,
+            response_format=unset if response_format is _UNSET else response_format,
+        )
         self._assembler = ToolCallAssembler(self._input_tools)
         self._snapshot: ParsedChatCompletionSnapshot | None = None
         # Per choice: the message's fields other than tool calls, as stock accumulates them.

@@ -11,7 +11,13 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-__all__ = ["HELPER_MODULE", "SUPPORTED", "content_filter_error", "placeholder_request"]
+__all__ = [
+    "HELPER_MODULE",
+    "SUPPORTED",
+    "content_filter_error",
+    "not_given",
+    "placeholder_request",
+]
 
 #: The openai versions this shim was tested on: the first release with the helper and
 #: every 1.x, 2.x and 3.x release after it.
@@ -38,3 +44,11 @@ def placeholder_request() -> Any:
 
     http = getattr(_exceptions, "httpx2", None) or _exceptions.httpx  # type: ignore[attr-defined,unused-ignore]
     return http.Request("POST", "chat/completions")
+
+
+def not_given() -> Any:
+    """The SDK's "argument not given" value: ``omit`` from openai 2.x, ``NOT_GIVEN`` before
+    (openai 1.40's ``ChatCompletionStreamState`` requires both its arguments)."""
+    import openai
+
+    return getattr(openai, "omit", None) or openai.NOT_GIVEN
