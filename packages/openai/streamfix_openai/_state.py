@@ -75,7 +75,7 @@ from streamfix import (
     ToolCallUpdated,
 )
 
-from ._versions import content_filter_error, not_given, placeholder_request
+from ._versions import finish_reason_error, not_given, placeholder_request
 
 __all__ = ["StreamFixChatCompletionStreamState"]
 
@@ -307,9 +307,9 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
         ):
             return
         if reason == "length":
-            raise LengthFinishReasonError(completion=snapshot)
+            raise finish_reason_error(LengthFinishReasonError, snapshot)
         if reason == "content_filter":
-            raise content_filter_error(snapshot)
+            raise finish_reason_error(ContentFilterFinishReasonError, snapshot)
 
     def _merge_fields(self, message: _Message, choice: Choice) -> None:
         """The chunk's fields other than tool calls, accumulated as stock accumulates

@@ -14,7 +14,7 @@ from typing import Any
 __all__ = [
     "HELPER_MODULE",
     "SUPPORTED",
-    "content_filter_error",
+    "finish_reason_error",
     "not_given",
     "placeholder_request",
 ]
@@ -27,14 +27,13 @@ SUPPORTED = ">=1.40,<4"
 HELPER_MODULE = "openai.lib.streaming.chat._completions"
 
 
-def content_filter_error(completion: Any) -> Exception:
-    """The SDK's ``ContentFilterFinishReasonError`` as this release builds it: with the
-    completion snapshot from the releases whose class takes it, without it before."""
-    from openai import ContentFilterFinishReasonError
-
-    if "completion" in inspect.signature(ContentFilterFinishReasonError).parameters:
-        return ContentFilterFinishReasonError(completion=completion)  # type: ignore[call-arg,unused-ignore]
-    return ContentFilterFinishReasonError()  # type: ignore[call-arg,unused-ignore]
+def finish_reason_error(kind: type[Exception], completion: Any) -> Exception:
+    """The SDK's ``LengthFinishReasonError`` / ``ContentFilterFinishReasonError`` as this
+    release builds them: with the completion snapshot where the class takes it (later
+    releases), without it before (openai 1.40)."""
+    if "completion" in inspect.signature(kind).parameters:
+        return kind(completion=completion)  # type: ignore[call-arg,unused-ignore]
+    return kind()
 
 
 def placeholder_request() -> Any:
