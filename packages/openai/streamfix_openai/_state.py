@@ -71,6 +71,7 @@ from streamfix import (
     StreamFixError,
     ToolCall,
     ToolCallAssembler,
+    ToolCallCompleted,
     ToolCallStarted,
     ToolCallUpdated,
 )
@@ -126,12 +127,66 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
         except ProviderStreamError as error:
             raise _api_error(error, chunk) from error
         self._chunk_events, self._sent = events, chunk
+        continued = self._continued(chunk)
+        if continued is not None:
+            return continued
         self._entries = {}
         rewritten = self._rewrite(chunk)
         fired = list(super().handle_chunk(rewritten))
         if rewritten is not chunk and fired and isinstance(fired[0], ChunkEvent):
             fired[0].chunk = chunk
         return fired
+
+    def _continued(
+        self, chunk: ChatCompletionChunk
+    ) -> list[ChatCompletionStreamEvent[ResponseFormatT]] | None:
+        """The chunk most of a stream is, stock's steps for it done directly: one choice,
+        one entry, only argument text, for the call the chunk before touched (the core
+        says so: one ``ArgumentsDelta`` with that text), no finish reason or logprobs.
+        ``None`` for any other chunk."""
+        events, snapshot = self._chunk_events, self._snapshot
+        if snapshot is None or not events or not isinstance(events[0], ArgumentsDelta):
+            return None
+        if len(events) > 2 or (len(events) == 2 and not isinstance(events[1], ToolCallCompleted)):
+            return None
+        choices = chunk.choices
+        if len(choices) != 1:
+            return None
+        choice, delta = choices[0], events[0]
+        entries = choice.delta.tool_calls
+        if (
+            choice.finish_reason
+            or choice.logprobs is not None
+            or not entries
+            or len(entries) != 1
+            or entries[0].index != delta.position
+            or self._current.get(choice.index) != delta.position
+            or entries[0].function is None
+            or entries[0].function.arguments != delta.delta
+            or entries[0].model_extra
+            or not _only_calls(choice.delta)
+            or len(snapshot.choices) <= choice.index
+            or snapshot.choices[choice.index].finish_reason
+        ):
+            return None
+        message = snapshot.choices[choice.index].message
+        function = (message.tool_calls or [])[delta.position].function
+        function.arguments = (function.arguments or "") + delta.delta
+        self._reparse(message)
+        self._parse_partial(message, delta.position)
+        _top_level(snapshot, chunk)
+        return [
+            self._event(ChunkEvent, type="chunk", chunk=chunk, snapshot=snapshot),
+            self._event(
+                FunctionToolCallArgumentsDeltaEvent,
+                type="tool_calls.function.arguments.delta",
+                name=function.name,
+                index=delta.position,
+                arguments=function.arguments,
+                parsed_arguments=function.parsed_arguments,
+                arguments_delta=delta.delta,
+            ),
+        ]
 
     def get_final_completion(self) -> ParsedChatCompletion[ResponseFormatT]:
         """The completion, its tool calls those of the core's assembled message."""
@@ -257,12 +312,7 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             return snapshot
         for choice in chunk.choices:
             self._accumulate_choice(snapshot, choice)
-        snapshot.usage = chunk.usage
-        snapshot.system_fingerprint = chunk.system_fingerprint
-        moderation = getattr(chunk, "moderation", None)  # openai 3.x
-        if moderation is not None:
-            kind = type(snapshot).model_fields["moderation"].annotation
-            cast(Any, snapshot).moderation = construct_type(type_=kind, value=moderation.to_dict())
+        _top_level(snapshot, chunk)
         return snapshot
 
     def _new_choice(self, choice: Choice) -> ParsedChoiceSnapshot:
@@ -288,6 +338,16 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
         if choice.finish_reason:
             choice_snapshot.finish_reason = choice.finish_reason
             self._check_finish(snapshot, choice.finish_reason)
+        self._reparse(message)
+        for entry in choice.delta.tool_calls or []:
+            self._parse_partial(message, entry.index)
+        if choice.logprobs is not None:
+            _add_logprobs(choice_snapshot, choice)
+
+    def _reparse(self, message: _Message) -> None:
+        """Stock's ``parsed`` of a message after a chunk: none, or the content parsed
+        partially when a pydantic ``response_format`` was given."""
+        message.parsed = None
         if (
             message.content
             and not message.refusal
@@ -295,10 +355,6 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             and message.content.lstrip()
         ):
             message.parsed = _partial(message.content)
-        for entry in choice.delta.tool_calls or []:
-            self._parse_partial(message, entry.index)
-        if choice.logprobs is not None:
-            _add_logprobs(choice_snapshot, choice)
 
     def _check_finish(self, snapshot: ParsedChatCompletionSnapshot, reason: str) -> None:
         """Stock's errors for a finish reason, where stock raises them."""
@@ -314,7 +370,6 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
     def _merge_fields(self, message: _Message, choice: Choice) -> None:
         """The chunk's fields other than tool calls, accumulated as stock accumulates
         them; only those fields of the message are rebuilt (stock rebuilds all)."""
-        message.parsed = None  # stock's rebuilt message starts without it
         if _only_calls(choice.delta):
             return
         delta = _fields_of(choice)
@@ -406,6 +461,19 @@ def _matched(
         else:
             found.append((event.position, text))
     return found
+
+
+def _top_level(snapshot: ParsedChatCompletionSnapshot, chunk: ChatCompletionChunk) -> None:
+    """Stock's top-level fields of the snapshot after a chunk (set only when they
+    change: an assignment to a pydantic model costs more than the comparison)."""
+    if snapshot.usage is not chunk.usage:
+        snapshot.usage = chunk.usage
+    if snapshot.system_fingerprint != chunk.system_fingerprint:
+        snapshot.system_fingerprint = chunk.system_fingerprint
+    moderation = getattr(chunk, "moderation", None)  # openai 3.x
+    if moderation is not None:
+        kind = type(snapshot).model_fields["moderation"].annotation
+        cast(Any, snapshot).moderation = construct_type(type_=kind, value=moderation.to_dict())
 
 
 def _sent_entries(chunk: ChatCompletionChunk | None, choice: int) -> list[ChoiceDeltaToolCall]:
