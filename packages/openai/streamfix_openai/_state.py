@@ -115,6 +115,10 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
         self._final: dict[int, AssembledMessage] | StreamFixError | None = None
         self._chunk_events: list[Event] = []
         self._templates: dict[type[Any], Any] = {}  # see _event
+        self._strict = any(  # whether a declared tool is strict (its arguments parsed)
+            isinstance(tool, dict) and (cast(Any, tool).get("function") or {}).get("strict")
+            for tool in self._input_tools
+        )
         self._sent: ChatCompletionChunk | None = None  # the chunk as received
         self._wire: dict[tuple[int, object], int] = {}  # (choice, wire index) -> position
 
@@ -171,7 +175,7 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             return None
         message = snapshot.choices[choice.index].message
         function = (message.tool_calls or [])[delta.position].function
-        function.arguments = (function.arguments or "") + delta.delta
+        _append_arguments(function, delta.delta)
         self._reparse(message)
         self._parse_partial(message, delta.position)
         _top_level(snapshot, chunk)
@@ -347,7 +351,8 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
     def _reparse(self, message: _Message) -> None:
         """Stock's ``parsed`` of a message after a chunk: none, or the content parsed
         partially when a pydantic ``response_format`` was given."""
-        message.parsed = None
+        if message.parsed is not None:
+            message.parsed = None
         if (
             message.content
             and not message.refusal
@@ -424,6 +429,8 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
 
     def _parse_partial(self, message: _Message, position: int) -> None:
         """Stock's partial parse of a strict tool's arguments."""
+        if not self._strict:
+            return
         call = (message.tool_calls or [])[position]
         tool = get_input_tool_by_name(input_tools=self._input_tools, name=call.function.name)
         if tool and tool.get("function", {}).get("strict") and call.function.arguments:
@@ -461,6 +468,16 @@ def _matched(
         else:
             found.append((event.position, text))
     return found
+
+
+def _append_arguments(function: Any, text: str) -> None:
+    """``function.arguments += text``. The text is taken out of the model first, so that
+    where nothing else holds it (no event kept by the caller) CPython extends it in place
+    instead of copying every argument byte so far on every chunk."""
+    fields = function.__dict__
+    arguments = fields.pop("arguments", None) or ""
+    arguments += text
+    fields["arguments"] = arguments
 
 
 def _copied(template: Any, fields: dict[str, Any]) -> Any:
