@@ -35,6 +35,8 @@ nox.options.sessions = [  # what CI runs
     "smolagents",
     "smolagents_upstream",
     "litellm",
+    "openai",
+    "openai_upstream",
     "e2e",
     "e2e_frameworks",
     "e2e_rounds",
@@ -278,12 +280,87 @@ def litellm(session: nox.Session, litellm: str) -> None:
     _shim_tests(session, "litellm", litellm, "tests/litellm", "litellm", "openai")
 
 
+# openai: the oldest and newest release of each major with the chat-completions stream
+# helper (it first shipped in 1.40.0; issue 14).
+OPENAI_VERSIONS = {
+    "1.x-oldest": "openai==1.40.0",
+    "1.x-newest": "openai<2",
+    "2.x-oldest": "openai==2.0.0",
+    "2.x-newest": "openai>=2,<3",
+    "3.x-oldest": "openai==3.0.0",
+    "3.x-newest": "openai>=3,<4",
+}
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("openai", list(OPENAI_VERSIONS.values()), ids=list(OPENAI_VERSIONS))
+def openai(session: nox.Session, openai: str) -> None:
+    """The openai shim's tests (the SDK's stream helper) on one openai version."""
+    _shim_tests(session, "openai", openai, "tests/openai", "openai", "pydantic")
+
+
+# The openai SDK's own tests of its chat-completions stream helper, from the sdist of the
+# tested version (those of these files that the version ships).
+OPENAI_UPSTREAM_TESTS = [
+    "tests/lib/chat/test_completions_streaming.py",
+    "tests/lib/chat/test_tool_call_deltas.py",
+    "tests/lib/chat/test_stream_moderation.py",
+    "tests/lib/chat/test_content_filter.py",
+    "tests/lib/chat/test_completions.py",
+    "tests/lib/test_streaming_deltas.py",
+]
+OPENAI_UPSTREAM_VERSIONS = {"3.x-newest": "openai>=3,<4", "2.x-newest": "openai>=2,<3"}
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize(
+    "openai", list(OPENAI_UPSTREAM_VERSIONS.values()), ids=list(OPENAI_UPSTREAM_VERSIONS)
+)
+def openai_upstream(session: nox.Session, openai: str) -> None:
+    """openai's own stream-helper tests (sdist fetched now), stock then patched, compared
+    per test id: no test that passes stock fails patched."""
+    _install(session, "test", extras="[openai]")
+    session.install(
+        openai, "pip", "inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"
+    )
+    _show_versions(session, "openai", "pydantic")
+    here = "tests/openai_upstream"
+    tmp = session.create_tmp()
+    prepare = session.run("python", f"{here}/prepare_sdist.py", tmp, env=ENV, silent=True)
+    sdist = str(prepare).strip().splitlines()[-1]
+    tests = [t for t in OPENAI_UPSTREAM_TESTS if os.path.exists(os.path.join(sdist, t))]
+    env = {**ENV, "PYTHONPATH": os.path.abspath(here)}
+    reports = {}
+    for run, stock, tb in (("stock", "1", "no"), ("patched", "", "short")):
+        reports[run] = os.path.join(tmp, f"{run}.xml")
+        session.run(
+            "pytest",
+            "-p",
+            "streamfix_upstream_plugin",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            f"--tb={tb}",
+            f"--rootdir={sdist}",
+            "-c",
+            f"{sdist}/pytest.ini",
+            f"--junitxml={reports[run]}",
+            *(f"{sdist}/{t}" for t in tests),
+            *session.posargs,
+            env={**env, "STREAMFIX_STOCK": stock},
+            success_codes=[0, 1],
+        )
+    compare = "tests/smolagents_upstream/compare_runs.py"
+    session.run("python", compare, reports["stock"], reports["patched"])
+
+
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """streamfix side by side with the libraries users would pick instead."""
     _install(session, "bench")
     _show_versions(session, "openai", "litellm", "smolagents", "langchain-core")
     session.run("python", "bench/bench_assemble.py", *session.posargs, env=ENV)
+    session.run("python", "bench/bench_openai.py", env=ENV)
 
 
 @nox.session(python=PYTHON)

@@ -121,10 +121,12 @@ def test_start_up_imports_no_framework() -> None:
 @pytest.mark.parametrize(
     ("statement", "patched"),
     [
-        ("from google.adk.models.lite_llm import LiteLlm", ["adk", "litellm"]),
+        # litellm and shell_gpt import openai: its stream helper is patched with them.
+        ("from google.adk.models.lite_llm import LiteLlm", ["adk", "litellm", "openai"]),
         ("import smolagents", ["smolagents"]),
-        ("from sgpt.handlers.handler import Handler", ["sgpt"]),
-        ("import litellm", ["litellm"]),
+        ("from sgpt.handlers.handler import Handler", ["openai", "sgpt"]),
+        ("import litellm", ["litellm", "openai"]),
+        ("import openai", ["openai"]),
     ],
 )
 def test_each_framework_is_patched_when_imported(statement: str, patched: list[str]) -> None:

@@ -169,7 +169,7 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
             [],
             "--framework",
             "-f",
-            help="Only these frameworks (adk, smolagents, sgpt, litellm); default: all.",
+            help="Only these frameworks (adk, smolagents, sgpt, litellm, openai); default: all.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the matrix as JSON."),
     ) -> None:
@@ -192,7 +192,7 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
             "--framework",
             "-f",
             help="Also show what this framework gives stock and patched (adk, smolagents,"
-            " sgpt, litellm).",
+            " sgpt, litellm, openai).",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:

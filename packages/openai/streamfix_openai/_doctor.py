@@ -1,0 +1,41 @@
+"""``streamfix doctor``'s driver for the openai SDK: a corpus scenario through the SDK's
+chat-completions stream helper (``ChatCompletionStreamState``, what
+``client.chat.completions.stream`` runs), fed the chunks as the SDK's ``Stream`` yields
+them. openai is imported when a scenario is driven.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from streamfix import testing
+
+__all__ = ["DRIVER", "drive"]
+
+
+def drive(scenario: testing.Scenario) -> testing.Outcome:
+    """The helper's state (whichever class the SDK's module holds: stock, or the fixed
+    one once installed) on the scenario's ``ChatCompletionChunk`` s, then
+    ``get_final_completion()``."""
+    module: Any = importlib.import_module("openai.lib.streaming.chat._completions")
+    unset = importlib.import_module("streamfix_openai._versions").not_given()
+    state = module.ChatCompletionStreamState(input_tools=unset, response_format=unset)
+    try:
+        for chunk in testing.openai_stream(testing.fresh_chunks(scenario)):
+            state.handle_chunk(chunk)
+        completion = state.get_final_completion()
+    except Exception as error:
+        return testing.failure(error)
+    return testing.message_outcome(completion.choices[0].message)
+
+
+DRIVER = testing.Driver(
+    "openai",
+    "openai",
+    "openai",
+    "openai",
+    drive,
+    "chat.completions.stream helper (ChatCompletionStreamState)",
+)
+"""What ``streamfix doctor`` runs for openai (the ``DOCTOR`` of the ``openai`` patch)."""

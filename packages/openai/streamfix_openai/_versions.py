@@ -1,0 +1,53 @@
+"""Every openai version threshold the shim depends on, in one place.
+
+The chat-completions stream helper (``client.chat.completions.stream``, built on
+``openai.lib.streaming.chat.ChatCompletionStreamState``) first shipped in openai 1.40.0;
+its module, its class names and the ``_accumulate_chunk`` / ``_build_events`` split this
+shim relies on are the same in every release since, up to the newest 3.x.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+__all__ = [
+    "HELPER_MODULE",
+    "SUPPORTED",
+    "finish_reason_error",
+    "not_given",
+    "placeholder_request",
+]
+
+#: The openai versions this shim was tested on: the first release with the helper and
+#: every 1.x, 2.x and 3.x release after it.
+SUPPORTED = ">=1.40,<4"
+
+#: Where the helper's state, streams and managers live (all releases).
+HELPER_MODULE = "openai.lib.streaming.chat._completions"
+
+
+def finish_reason_error(kind: type[Exception], completion: Any) -> Exception:
+    """The SDK's ``LengthFinishReasonError`` / ``ContentFilterFinishReasonError`` as this
+    release builds them: with the completion snapshot where the class takes it (later
+    releases), without it before (openai 1.40)."""
+    if "completion" in inspect.signature(kind).parameters:
+        return kind(completion=completion)  # type: ignore[call-arg,unused-ignore]
+    return kind()
+
+
+def placeholder_request() -> Any:
+    """A request for an ``APIError`` raised where the SDK's state holds none: of the HTTP
+    library this release is built on (``httpx2`` from openai 3.0, ``httpx`` before)."""
+    from openai import _exceptions
+
+    http = getattr(_exceptions, "httpx2", None) or _exceptions.httpx  # type: ignore[attr-defined,unused-ignore]
+    return http.Request("POST", "chat/completions")
+
+
+def not_given() -> Any:
+    """The SDK's "argument not given" value: ``omit`` from openai 2.x, ``NOT_GIVEN`` before
+    (openai 1.40's ``ChatCompletionStreamState`` requires both its arguments)."""
+    import openai
+
+    return getattr(openai, "omit", None) or openai.NOT_GIVEN
