@@ -94,4 +94,10 @@ def summary(completion: ParsedChatCompletion[Any], ids: bool = True) -> dict[str
             )
             for call in message.tool_calls or []
         ],
+        # F5, F6: the reasoning metadata, where the message carries any
+        **{
+            key: getattr(message, key)
+            for key in ("reasoning_details", "thinking_blocks")
+            if getattr(message, key, None) is not None
+        },
     }

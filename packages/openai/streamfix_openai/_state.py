@@ -203,8 +203,13 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             raise self._as_stock(self._final)
         for choice in self.current_completion_snapshot.choices:
             message = self._final.get(choice.index)
-            if message is not None and (message.tool_calls or choice.message.tool_calls):
+            if message is None:
+                continue
+            if message.tool_calls or choice.message.tool_calls:
                 choice.message.tool_calls = [_snapshot_call(call) for call in message.tool_calls]
+            for key in _REASONING_METADATA:  # F5, F6, as the non-streamed message has them
+                if getattr(message, key):
+                    setattr(choice.message, key, getattr(message, key))
         return super().get_final_completion()
 
     def _as_stock(self, error: StreamFixError) -> Exception:
@@ -536,10 +541,18 @@ def _only_calls(delta: Any) -> bool:
     return fields is not None and fields <= {"tool_calls"} and not delta.model_extra
 
 
+#: F5, F6: lists whose pieces stock's ``accumulate_delta`` cannot join (thinking blocks
+#: have no ``index``: ``RuntimeError``; its string fields such as ``format`` would be
+#: concatenated): the final completion takes them from the core's assembled message.
+_REASONING_METADATA = ("reasoning_details", "thinking_blocks")
+
+
 def _fields_of(choice: Choice) -> dict[object, object]:
-    """The delta as stock accumulates it, less its tool calls."""
+    """The delta as stock accumulates it, less its tool calls and reasoning metadata."""
     delta = cast("dict[object, object]", choice.delta.to_dict())
     delta.pop("tool_calls", None)
+    for key in _REASONING_METADATA:
+        delta.pop(key, None)
     return delta
 
 
