@@ -5,21 +5,19 @@ call it runs ADK's own ``generate_content_async`` on a copy of the model whose
 ``llm_client`` hands ADK a *canonical* stream: every provider chunk goes through
 :class:`streamfix.ToolCallAssembler`; text, reasoning, usage and grounding are passed on
 to ADK as they arrive, and the finish reason is held until the stream has ended. The
-tool calls go on in one of two ways:
-
-* google-adk 2.10+ streams a partial function-call response per tool-call fragment
-  (see ``LIVE_CALLS`` and ``INDEX_ZERO_KEPT``). There each fragment goes on live,
-  rewritten as the assembler routed it: index = the call's position, id and name on its
-  first fragment, then its argument text (a chunk that already says exactly that is
-  passed on as it is). When the stream ends and the assembled calls are what ADK was
-  sent, the held finish reason lets ADK finalize them itself. When they are not (the
-  assembler split, de-duplicated, repaired or dropped something only the end could tell),
-  ADK's final responses of that pass are dropped and ADK's own stream loop is run once
-  more, over the canonical stream of the second kind.
-* Older versions stream no partial function-call responses: each assembled call is sent
-  once the stream has ended, as one complete chunk (unique index, id, name, complete
-  arguments, the thought signature in ``extra_content.google.thought_signature``), then
-  one chunk with the finish reason.
+tool-call fragments go on live too, on every version (ADK's loop buffers them in its
+``function_calls``, which its own tests read in the generator's frame; google-adk 2.10+
+also streams a partial function-call response per fragment, see ``LIVE_CALLS`` and
+``INDEX_ZERO_KEPT``). Each fragment goes on rewritten as the assembler routed it: index =
+the call's position, id and name on its first fragment, then its argument text (a chunk
+that already says exactly that is passed on as it is). When the stream ends and the
+assembled calls are what ADK was sent, the held finish reason lets ADK finalize them
+itself. When they are not (the assembler split, de-duplicated, repaired or dropped
+something only the end could tell), ADK's first pass is ended before it finalizes them
+(``_SecondPass``: google-adk < 2.10 would raise on arguments it cannot parse) and ADK's
+own stream loop is run once more, over the canonical stream with each assembled call as
+one complete chunk (unique index, id, name, complete arguments, the thought signature
+in ``extra_content.google.thought_signature``), then one chunk with the finish reason.
 
 ADK thus builds every ``LlmResponse`` itself, so the final ``partial=False`` response is
 the one its non-streamed path builds for the same message. What ADK's stream loop cannot
@@ -118,14 +116,13 @@ class _StreamState:
     """What the canonical stream learned, read back after ADK's loop."""
 
     tools: list[str] | None
-    live: bool = LIVE_CALLS
     message: streamfix.AssembledMessage | None = None
     failure: streamfix.StreamFixError | None = None
     finish_reason: str | None = None
     model: str | None = None
     #: the chunks without their calls, kept for a second pass
     passed: list[Any] = field(default_factory=list)
-    #: live only: the canonical stream ADK's loop must run again to build the finals
+    #: the canonical stream ADK's loop must run again to build the finals
     second_pass: list[Any] | None = None
     #: where the provider sent a finish reason: (chunks passed, calls started, content
     #: chunks seen so far, the reason)
@@ -180,17 +177,12 @@ async def _canonical_stream(
 ) -> AsyncGenerator[Any, None]:
     """The provider's stream as ADK should have seen it (see the module docstring)."""
     assembler = streamfix.ToolCallAssembler(state.tools)
-    live = _LiveCalls(guard_index_zero=not INDEX_ZERO_KEPT) if state.live else None
+    live = _LiveCalls(guard_index_zero=not INDEX_ZERO_KEPT)
     started = content = 0
     async for chunk in chunks:
         events = assembler.feed(chunk)  # a ProviderStreamError propagates through ADK's loop
         state.model = getattr(chunk, "model", None) or state.model
-        if live is None:
-            passed = _pass_through(chunk)
-            if passed is not None:
-                state.passed.append(passed)
-        else:
-            passed = live.forward(chunk, events, state, assembler.continued)
+        passed = live.forward(chunk, events, state, assembler.continued)
         if passed is not None:
             yield passed
         if any(type(e) is not _USAGE for e in events):
@@ -203,6 +195,14 @@ async def _canonical_stream(
     for chunk in _ending(assembler, state, live):
         yield chunk
     state.segmented = _segmented(state, started, content)
+    if state.second_pass is not None:
+        # ADK's finals of this pass are dropped: its loop is not left to finalize calls
+        # it was sent otherwise than assembled (google-adk < 2.10 raises on them)
+        raise _SecondPass
+
+
+class _SecondPass(Exception):
+    """Ends ADK's first pass over a stream whose finals the second pass builds."""
 
 
 _STARTED = streamfix.ToolCallStarted
@@ -281,7 +281,7 @@ def _segmented(state: _StreamState, started: int, content: int) -> list[Any] | N
 
 
 def _ending(
-    assembler: streamfix.ToolCallAssembler, state: _StreamState, live: _LiveCalls | None
+    assembler: streamfix.ToolCallAssembler, state: _StreamState, live: _LiveCalls
 ) -> list[Any]:
     """What ADK gets once the provider's stream has ended (see the module docstring)."""
     try:
@@ -292,17 +292,15 @@ def _ending(
         # calls is added after ADK's loop (fixed_generate_content_async).
         state.failure = error
         state.finish_reason = error.message.finish_reason if error.message else None
-        if live is not None and live.sent:
+        if live.sent:
             state.second_pass = state.passed
         return []
     state.message = message
     state.finish_reason = message.finish_reason
     finish = [_chunk(state.model, Delta(), message.finish_reason)] if message.finish_reason else []
-    if live is not None and live.sent_exactly(message.tool_calls):
+    if live.sent_exactly(message.tool_calls):
         return finish  # ADK finalizes the calls it was sent
     complete = [*(_call_chunk(call, state.model) for call in message.tool_calls), *finish]
-    if live is None:
-        return complete
     state.second_pass = [*state.passed, *complete]
     return []
 
@@ -677,11 +675,14 @@ async def _streamed(
     with _tracking():
         adk = _STOCK_GENERATE(model, llm_request, stream=True)
         loop.append(adk)
-        async for response in adk:
-            if response.partial:
-                yield response
-            else:
-                finals.append(response)  # held: the end of the stream decides which stand
+        try:
+            async for response in adk:
+                if response.partial:
+                    yield response
+                else:
+                    finals.append(response)  # held: the end of the stream decides
+        except _SecondPass:
+            pass
     if state.second_pass is not None:  # ADK finalized calls other than the assembled ones
         finals = await _finals_of(self, llm_request, state.second_pass)
     if state.segmented is not None and state.failure is None:
