@@ -5,19 +5,22 @@ call it runs ADK's own ``generate_content_async`` on a copy of the model whose
 ``llm_client`` hands ADK a *canonical* stream: every provider chunk goes through
 :class:`streamfix.ToolCallAssembler`; text, reasoning, usage and grounding are passed on
 to ADK as they arrive, and the finish reason is held until the stream has ended. The
-tool-call fragments go on live too, on every version (ADK's loop buffers them in its
-``function_calls``, which its own tests read in the generator's frame; google-adk 2.10+
-also streams a partial function-call response per fragment, see ``LIVE_CALLS`` and
-``INDEX_ZERO_KEPT``). Each fragment goes on rewritten as the assembler routed it: index =
-the call's position, id and name on its first fragment, then its argument text (a chunk
-that already says exactly that is passed on as it is). When the stream ends and the
-assembled calls are what ADK was sent, the held finish reason lets ADK finalize them
-itself. When they are not (the assembler split, de-duplicated, repaired or dropped
-something only the end could tell), ADK's first pass is ended before it finalizes them
-(``_SecondPass``: google-adk < 2.10 would raise on arguments it cannot parse) and ADK's
-own stream loop is run once more, over the canonical stream with each assembled call as
-one complete chunk (unique index, id, name, complete arguments, the thought signature
-in ``extra_content.google.thought_signature``), then one chunk with the finish reason.
+tool-call fragments go on live too where ADK's loop buffers them in linear time
+(``FORWARDED_CALLS``, 2.7+: its ``function_calls`` holds them, which its own tests read
+in the generator's frame; 2.10+ also streams a partial function-call response per
+fragment, see ``LIVE_CALLS`` and ``INDEX_ZERO_KEPT``). Each fragment goes on rewritten as
+the assembler routed it: index = the call's position, id and name on its first fragment,
+then its argument text (a chunk that already says exactly that is passed on as it is).
+When the stream ends and the assembled calls are what ADK was sent, the held finish
+reason lets ADK finalize them itself. When they are not (the assembler split,
+de-duplicated, repaired or dropped something only the end could tell), ADK's first pass
+is ended before it finalizes them (``_SecondPass``: google-adk < 2.10 would raise on
+arguments it cannot parse) and ADK's own stream loop is run once more, over the
+canonical stream of the second kind. On older versions (1.x re-parses a call's whole
+arguments at every fragment) the calls are held: each assembled call is sent once the
+stream has ended, as one complete chunk (unique index, id, name, complete arguments, the
+thought signature in ``extra_content.google.thought_signature``), then one chunk with
+the finish reason.
 
 ADK thus builds every ``LlmResponse`` itself, so the final ``partial=False`` response is
 the one its non-streamed path builds for the same message. What ADK's stream loop cannot
@@ -82,7 +85,7 @@ from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 import streamfix
 from streamfix._fastpath import field as _field
 
-from ._versions import index_zero_kept, live_calls, thoughts_joined
+from ._versions import forwarded_calls, index_zero_kept, live_calls, thoughts_joined
 
 __all__ = ["StreamFixLiteLlm", "fixed_generate_content_async"]
 
@@ -101,6 +104,9 @@ _FAILURE_ERRORS = (
 #: google-adk 2.10+ yields a partial function-call response per tool-call fragment: there
 #: tool-call fragments go on live.
 LIVE_CALLS = live_calls()
+#: Where ADK's loop buffers tool-call fragments in linear time, they go through it live
+#: (its frame then holds them as stock's does); 1.x re-parses at every fragment.
+FORWARDED_CALLS = forwarded_calls()
 #: Before 2.13 ADK's loop sends a fragment at index 0 to its fallback index (the next
 #: call) once any call has completed; from 2.13 it keeps it on call 0 while that call is
 #: open. Before 2.13, once another call completes while call 0 is open, call 0 is no
@@ -116,13 +122,14 @@ class _StreamState:
     """What the canonical stream learned, read back after ADK's loop."""
 
     tools: list[str] | None
+    live: bool = FORWARDED_CALLS
     message: streamfix.AssembledMessage | None = None
     failure: streamfix.StreamFixError | None = None
     finish_reason: str | None = None
     model: str | None = None
     #: the chunks without their calls, kept for a second pass
     passed: list[Any] = field(default_factory=list)
-    #: the canonical stream ADK's loop must run again to build the finals
+    #: live only: the canonical stream ADK's loop must run again to build the finals
     second_pass: list[Any] | None = None
     #: where the provider sent a finish reason: (chunks passed, calls started, content
     #: chunks seen so far, the reason)
@@ -177,12 +184,17 @@ async def _canonical_stream(
 ) -> AsyncGenerator[Any, None]:
     """The provider's stream as ADK should have seen it (see the module docstring)."""
     assembler = streamfix.ToolCallAssembler(state.tools)
-    live = _LiveCalls(guard_index_zero=not INDEX_ZERO_KEPT)
+    live = _LiveCalls(guard_index_zero=not INDEX_ZERO_KEPT) if state.live else None
     started = content = 0
     async for chunk in chunks:
         events = assembler.feed(chunk)  # a ProviderStreamError propagates through ADK's loop
         state.model = getattr(chunk, "model", None) or state.model
-        passed = live.forward(chunk, events, state, assembler.continued)
+        if live is None:
+            passed = _pass_through(chunk)
+            if passed is not None:
+                state.passed.append(passed)
+        else:
+            passed = live.forward(chunk, events, state, assembler.continued)
         if passed is not None:
             yield passed
         if any(type(e) is not _USAGE for e in events):
@@ -281,7 +293,7 @@ def _segmented(state: _StreamState, started: int, content: int) -> list[Any] | N
 
 
 def _ending(
-    assembler: streamfix.ToolCallAssembler, state: _StreamState, live: _LiveCalls
+    assembler: streamfix.ToolCallAssembler, state: _StreamState, live: _LiveCalls | None
 ) -> list[Any]:
     """What ADK gets once the provider's stream has ended (see the module docstring)."""
     try:
@@ -292,15 +304,17 @@ def _ending(
         # calls is added after ADK's loop (fixed_generate_content_async).
         state.failure = error
         state.finish_reason = error.message.finish_reason if error.message else None
-        if live.sent:
+        if live is not None and live.sent:
             state.second_pass = state.passed
         return []
     state.message = message
     state.finish_reason = message.finish_reason
     finish = [_chunk(state.model, Delta(), message.finish_reason)] if message.finish_reason else []
-    if live.sent_exactly(message.tool_calls):
+    if live is not None and live.sent_exactly(message.tool_calls):
         return finish  # ADK finalizes the calls it was sent
     complete = [*(_call_chunk(call, state.model) for call in message.tool_calls), *finish]
+    if live is None:
+        return complete
     state.second_pass = [*state.passed, *complete]
     return []
 
