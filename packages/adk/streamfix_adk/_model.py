@@ -5,21 +5,22 @@ call it runs ADK's own ``generate_content_async`` on a copy of the model whose
 ``llm_client`` hands ADK a *canonical* stream: every provider chunk goes through
 :class:`streamfix.ToolCallAssembler`; text, reasoning, usage and grounding are passed on
 to ADK as they arrive, and the finish reason is held until the stream has ended. The
-tool calls go on in one of two ways:
-
-* google-adk 2.10+ streams a partial function-call response per tool-call fragment
-  (see ``LIVE_CALLS`` and ``INDEX_ZERO_KEPT``). There each fragment goes on live,
-  rewritten as the assembler routed it: index = the call's position, id and name on its
-  first fragment, then its argument text (a chunk that already says exactly that is
-  passed on as it is). When the stream ends and the assembled calls are what ADK was
-  sent, the held finish reason lets ADK finalize them itself. When they are not (the
-  assembler split, de-duplicated, repaired or dropped something only the end could tell),
-  ADK's final responses of that pass are dropped and ADK's own stream loop is run once
-  more, over the canonical stream of the second kind.
-* Older versions stream no partial function-call responses: each assembled call is sent
-  once the stream has ended, as one complete chunk (unique index, id, name, complete
-  arguments, the thought signature in ``extra_content.google.thought_signature``), then
-  one chunk with the finish reason.
+tool-call fragments go on live too where ADK's loop buffers them in linear time
+(``FORWARDED_CALLS``, 2.7+: its ``function_calls`` holds them, which its own tests read
+in the generator's frame; 2.10+ also streams a partial function-call response per
+fragment, see ``LIVE_CALLS`` and ``INDEX_ZERO_KEPT``). Each fragment goes on rewritten as
+the assembler routed it: index = the call's position, id and name on its first fragment,
+then its argument text (a chunk that already says exactly that is passed on as it is).
+When the stream ends and the assembled calls are what ADK was sent, the held finish
+reason lets ADK finalize them itself. When they are not (the assembler split,
+de-duplicated, repaired or dropped something only the end could tell), ADK's first pass
+is ended before it finalizes them (``_SecondPass``: google-adk < 2.10 would raise on
+arguments it cannot parse) and ADK's own stream loop is run once more, over the
+canonical stream of the second kind. On older versions (1.x re-parses a call's whole
+arguments at every fragment) the calls are held: each assembled call is sent once the
+stream has ended, as one complete chunk (unique index, id, name, complete arguments, the
+thought signature in ``extra_content.google.thought_signature``), then one chunk with
+the finish reason.
 
 ADK thus builds every ``LlmResponse`` itself, so the final ``partial=False`` response is
 the one its non-streamed path builds for the same message. What ADK's stream loop cannot
@@ -84,7 +85,7 @@ from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 import streamfix
 from streamfix._fastpath import field as _field
 
-from ._versions import index_zero_kept, live_calls, thoughts_joined
+from ._versions import forwarded_calls, index_zero_kept, live_calls, thoughts_joined
 
 __all__ = ["StreamFixLiteLlm", "fixed_generate_content_async"]
 
@@ -103,6 +104,9 @@ _FAILURE_ERRORS = (
 #: google-adk 2.10+ yields a partial function-call response per tool-call fragment: there
 #: tool-call fragments go on live.
 LIVE_CALLS = live_calls()
+#: Where ADK's loop buffers tool-call fragments in linear time, they go through it live
+#: (its frame then holds them as stock's does); 1.x re-parses at every fragment.
+FORWARDED_CALLS = forwarded_calls()
 #: Before 2.13 ADK's loop sends a fragment at index 0 to its fallback index (the next
 #: call) once any call has completed; from 2.13 it keeps it on call 0 while that call is
 #: open. Before 2.13, once another call completes while call 0 is open, call 0 is no
@@ -118,7 +122,7 @@ class _StreamState:
     """What the canonical stream learned, read back after ADK's loop."""
 
     tools: list[str] | None
-    live: bool = LIVE_CALLS
+    live: bool = FORWARDED_CALLS
     message: streamfix.AssembledMessage | None = None
     failure: streamfix.StreamFixError | None = None
     finish_reason: str | None = None
@@ -203,6 +207,14 @@ async def _canonical_stream(
     for chunk in _ending(assembler, state, live):
         yield chunk
     state.segmented = _segmented(state, started, content)
+    if state.second_pass is not None:
+        # ADK's finals of this pass are dropped: its loop is not left to finalize calls
+        # it was sent otherwise than assembled (google-adk < 2.10 raises on them)
+        raise _SecondPass
+
+
+class _SecondPass(Exception):
+    """Ends ADK's first pass over a stream whose finals the second pass builds."""
 
 
 _STARTED = streamfix.ToolCallStarted
@@ -677,11 +689,14 @@ async def _streamed(
     with _tracking():
         adk = _STOCK_GENERATE(model, llm_request, stream=True)
         loop.append(adk)
-        async for response in adk:
-            if response.partial:
-                yield response
-            else:
-                finals.append(response)  # held: the end of the stream decides which stand
+        try:
+            async for response in adk:
+                if response.partial:
+                    yield response
+                else:
+                    finals.append(response)  # held: the end of the stream decides
+        except _SecondPass:
+            pass
     if state.second_pass is not None:  # ADK finalized calls other than the assembled ones
         finals = await _finals_of(self, llm_request, state.second_pass)
     if state.segmented is not None and state.failure is None:

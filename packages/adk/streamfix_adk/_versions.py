@@ -7,10 +7,12 @@ import functools
 from streamfix._shimkit import release
 
 __all__ = [
+    "FORWARDED_CALLS_FROM",
     "INDEX_ZERO_KEPT_FROM",
     "LIVE_CALLS_FROM",
     "SUPPORTED",
     "THOUGHTS_JOINED_FROM",
+    "forwarded_calls",
     "index_zero_kept",
     "live_calls",
     "thoughts_joined",
@@ -18,6 +20,15 @@ __all__ = [
 
 #: Supported google-adk releases: the newest 1.x (1.39+) and 2.x.
 SUPPORTED = ">=1.39,<3"
+
+#: From 2.7 ADK's stream loop buffers a call's argument fragments in a list
+#: (``args_parts``) and finds the end of its arguments in linear time
+#: (``_BraceDepthTracker``): from there the fixed path sends tool-call fragments through
+#: ADK's loop as they arrive, so its frame holds them as stock's does. 2.7.1 is the first
+#: release known to have it (2.1.0 has not; 2.2 to 2.6 are not tested): before, as on
+#: 1.x, the loop re-parses a call's whole arguments at every fragment, and the calls are
+#: sent once the stream has ended.
+FORWARDED_CALLS_FROM = (2, 7)
 
 #: From 2.10 ``LiteLlm`` yields a partial function-call response per tool-call fragment:
 #: tool-call fragments are forwarded live, and ADK's partial-arguments tracker
@@ -48,6 +59,11 @@ def _installed() -> tuple[int, ...]:
 def live_calls() -> bool:
     """Whether the installed google-adk streams partial function-call responses."""
     return _installed() >= LIVE_CALLS_FROM
+
+
+def forwarded_calls() -> bool:
+    """Whether the fixed path sends tool-call fragments through ADK's loop live."""
+    return _installed() >= FORWARDED_CALLS_FROM
 
 
 def index_zero_kept() -> bool:
