@@ -3,7 +3,9 @@
 Replaces ``OllamaChatCompletionResponseIterator.chunk_parser`` (Ollama ``/api/chat``: call
 indices and error lines; the iterator looks the method up on its class) and
 ``CustomStreamWrapper.chunk_creator`` (OpenAI-compatible streams: signature-only tool-call
-entries kept); :func:`uninstall` puts each original attribute back exactly.
+entries kept),
+and ``stream_chunk_builder`` at every binding site (``_builder``); :func:`uninstall` puts
+each original attribute back exactly.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ __all__ = ["SHIM", "SUPPORTED"]
 
 #: The litellm versions this shim was tested on.
 SUPPORTED = ">=1.80,<2"
+
+_BUILDER = "litellm.litellm_core_utils.streaming_chunk_builder_utils"
+_FIXED_BUILDER = "streamfix_litellm._builder:stream_chunk_builder"
 
 SHIM = Shim(
     "streamfix_litellm",
@@ -30,6 +35,25 @@ SHIM = Shim(
             "CustomStreamWrapper.chunk_creator",
             "streamfix_litellm._openai:chunk_creator",
         ),
+        # stream_chunk_builder in every module that binds it by name: those imported
+        # here first (so they bind the original), then where it is defined, with
+        # ``everywhere`` for any other module that imported it before install. litellm's
+        # own logging, cost and proxy code call ``litellm.stream_chunk_builder``; modules
+        # that import it inside a function read litellm.main or the defining module.
+        Site(
+            "litellm.llms.openai.chat.guardrail_translation.handler",
+            "stream_chunk_builder",
+            _FIXED_BUILDER,
+            optional=True,
+        ),
+        Site(
+            "litellm.responses.litellm_completion_transformation.streaming_iterator",
+            "stream_chunk_builder",
+            _FIXED_BUILDER,
+        ),
+        Site("litellm.main", "stream_chunk_builder", _FIXED_BUILDER),
+        Site("litellm", "stream_chunk_builder", _FIXED_BUILDER),
+        Site(_BUILDER, "stream_chunk_builder", _FIXED_BUILDER, everywhere=True),
     ],
     trigger="litellm",
 )
