@@ -90,16 +90,17 @@ def test_install_uninstall_restore_exactly() -> None:
     assert OllamaChatCompletionResponseIterator.__dict__["chunk_parser"] is stock
 
 
-def test_install_uninstall_restore_the_stream_wrapper_exactly() -> None:
+@pytest.mark.parametrize("method", ["chunk_creator", "_map_stream_exception"])
+def test_install_uninstall_restore_the_stream_wrapper_exactly(method: str) -> None:
     from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
 
     import streamfix_litellm
 
-    stock = CustomStreamWrapper.__dict__["chunk_creator"]
+    stock = CustomStreamWrapper.__dict__[method]
     streamfix_litellm.install()
-    assert CustomStreamWrapper.__dict__["chunk_creator"] is not stock
+    assert CustomStreamWrapper.__dict__[method] is not stock
     streamfix_litellm.uninstall()
-    assert CustomStreamWrapper.__dict__["chunk_creator"] is stock
+    assert CustomStreamWrapper.__dict__[method] is stock
 
 
 def test_unsupported_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,6 +39,8 @@ from typing import Any
 import streamfix
 from streamfix import _shimkit
 
+from ._errors import provider_exception
+
 __all__ = ["stream_chunk_builder"]
 
 _MODULE = "litellm.litellm_core_utils.streaming_chunk_builder_utils"
@@ -82,6 +84,7 @@ def _assemble(
     assembler = streamfix.ToolCallAssembler()
     kept: list[Any] = []
     last = len(chunks) - 1
+    chunk = None
     try:
         for at, chunk in enumerate(chunks):
             assembler.feed(chunk, events=False)
@@ -89,7 +92,7 @@ def _assemble(
                 kept.append(chunk)
         return kept, assembler.finish_all()
     except streamfix.StreamFixError as error:
-        raise _litellm_error(error, chunks, logging_obj) from error
+        raise _litellm_error(error, chunks, _get(chunk, "error"), logging_obj) from error
 
 
 def _rewritten(kept: Sequence[Any], assembled: dict[int, streamfix.AssembledMessage]) -> list[Any]:
@@ -202,26 +205,20 @@ def _holds(value: object, text: str) -> bool:
 
 
 def _litellm_error(
-    error: streamfix.StreamFixError, chunks: Sequence[Any], logging_obj: Any
+    error: streamfix.StreamFixError, chunks: Sequence[Any], body: object, logging_obj: Any
 ) -> Exception:
-    """litellm's own exception for what the core refused, carrying what was assembled."""
+    """litellm's own exception for what the core refused, carrying what was assembled:
+    a provider's error by its status (``_errors``), anything else as the builder's own
+    ``litellm.APIError``."""
     from litellm import exceptions
 
     model = str(_get(chunks[0], "model") or "")
     provider = str(getattr(logging_obj, "custom_llm_provider", None) or "")
-    raised: Exception
     if isinstance(error, streamfix.ProviderStreamError):
-        kinds: dict[int | None, Any] = {
-            400: exceptions.BadRequestError,
-            429: exceptions.RateLimitError,
-            503: exceptions.ServiceUnavailableError,
-        }
-        kind = kinds.get(error.status_code, exceptions.InternalServerError)
-        raised = kind(message=error.provider_message, model=model, llm_provider=provider)
-    else:
-        raised = exceptions.APIError(
-            status_code=500, message=str(error), llm_provider=provider, model=model
-        )
+        return provider_exception(error, body, model, provider)
+    raised = exceptions.APIError(
+        status_code=500, message=str(error), llm_provider=provider, model=model
+    )
     raised.assembled = error.message  # type: ignore[attr-defined]
     raised.partial_arguments = dict(error.partial_arguments)  # type: ignore[attr-defined]
     return raised

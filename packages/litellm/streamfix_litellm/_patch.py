@@ -35,6 +35,12 @@ SHIM = Shim(
             "CustomStreamWrapper.chunk_creator",
             "streamfix_litellm._openai:chunk_creator",
         ),
+        Site(
+            "litellm.litellm_core_utils.streaming_handler",
+            "CustomStreamWrapper._map_stream_exception",
+            "streamfix_litellm._errors:map_stream_exception",
+            optional=True,  # litellm releases without it map in-stream errors elsewhere
+        ),
         # stream_chunk_builder in every module that binds it by name: those imported
         # here first (so they bind the original), then where it is defined, with
         # ``everywhere`` for any other module that imported it before install. litellm's
