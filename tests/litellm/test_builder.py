@@ -19,6 +19,7 @@ from builder_shapes import SHAPES, Shape
 from support import to_litellm
 
 import streamfix.testing
+from streamfix import _shimkit
 
 OPENAI = streamfix.testing.scenarios("openai")
 USER = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
@@ -103,6 +104,13 @@ STOCK_RIGHT = {  # where stock already equals the non-streamed response
     }
 }
 
+#: stock right from litellm 1.110 (the newest tested), lost by 1.80 (choice-less chunks
+#: fail its builder; redacted and signature-only thinking blocks are dropped)
+FIXED_LATER = {"e6-usage-chunk", "f6-redacted-then-signed", "f6-thinking-signature-only"}
+if _shimkit.release("litellm") < (1, 110):
+    STOCK_RIGHT -= FIXED_LATER
+PROVIDER_ERRORS = {"e5-error", "e5-error-chunk-no-choices", "e5-finish-error-with-object"}
+
 COMPLETE = sorted(name for name, shape in ALL.items() if shape.expected is not None)
 FAILING = sorted(name for name, shape in ALL.items() if shape.raises is not None)
 
@@ -121,8 +129,13 @@ def test_stock_result(name: str) -> None:
     ones); on every other it differs from the non-streamed response."""
     shape = ALL[name]
     assert shape.expected is not None
+    import litellm
+
     ids = _with_ids(shape)
-    right = essence(build(shape), ids) == essence(non_streamed(shape.expected), ids)
+    try:
+        right = essence(build(shape), ids) == essence(non_streamed(shape.expected), ids)
+    except litellm.APIError:  # 1.80: "Error building chunks" on a chunk without choices
+        right = False
     assert right == (name in STOCK_RIGHT)
 
 
@@ -138,9 +151,11 @@ def test_patched_gives_stock_s_exact_response_where_stock_is_right(name: str) ->
 
 
 @pytest.mark.parametrize("name", FAILING)
-def test_stock_returns_an_ordinary_response_for_errors_and_truncation(name: str) -> None:
+def test_stock_returns_a_response_for_errors_and_truncation(name: str) -> None:
+    """Stock raises nothing; a provider's error text is nowhere in what it returns."""
     response = build(ALL[name])
-    assert response.choices[0].finish_reason in {"stop", "length", "tool_calls"}
+    if name in PROVIDER_ERRORS:
+        assert str(ALL[name].raises) not in json.dumps(response.model_dump(), default=str)
 
 
 @pytest.mark.parametrize("name", FAILING)
@@ -196,14 +211,14 @@ def _bindings() -> dict[str, Any]:
 
 
 def test_every_binding_is_patched_and_restored_by_identity() -> None:
-    import litellm.litellm_core_utils.streaming_chunk_builder_utils as utils
-    import litellm.responses.litellm_completion_transformation.streaming_iterator  # noqa: F401
+    import litellm.main
 
     import streamfix_litellm
 
-    original = utils.stream_chunk_builder
+    original = litellm.main.stream_chunk_builder
     before = _bindings()
-    assert {"litellm", "litellm.main", utils.__name__} <= before.keys()
+    defined = original.__module__  # streaming_chunk_builder_utils in newer releases
+    assert {"litellm", "litellm.main", defined} <= before.keys()
     assert all(f is original for f in before.values())
     streamfix_litellm.install()
     after = _bindings()

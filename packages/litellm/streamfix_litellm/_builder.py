@@ -43,7 +43,7 @@ from ._errors import provider_exception
 
 __all__ = ["stream_chunk_builder"]
 
-_MODULE = "litellm.litellm_core_utils.streaming_chunk_builder_utils"
+_MODULE = "litellm.main"  # stock's builder is bound there in every supported release
 
 
 def stream_chunk_builder(
@@ -100,9 +100,13 @@ def _rewritten(kept: Sequence[Any], assembled: dict[int, streamfix.AssembledMess
     each choice's assembled calls, one entry each, on the first chunk that carried a
     call of that choice."""
     placed: set[int] = set()
-    out = []
+    out: list[Any] = []
+    usage = None
     for chunk in kept:
         choices = _get(chunk, "choices") or []
+        if not choices:  # Azure's filter results, the include_usage chunk (E6)
+            usage = _get(chunk, "usage") or usage
+            continue
         new_choices = []
         for choice in choices:
             index = _get(choice, "index", 0) or 0
@@ -114,7 +118,10 @@ def _rewritten(kept: Sequence[Any], assembled: dict[int, streamfix.AssembledMess
                 placed.add(index)
                 entries = [_entry(call) for call in message.tool_calls]
             new_choices.append(_with_delta(choice, delta, entries))
-        out.append(_with_choices(chunk, new_choices) if choices else chunk)
+        out.append(_with_choices(chunk, new_choices))
+    if usage is not None and out:
+        # on the last chunk: litellm before 1.110 fails on a chunk without choices
+        out[-1] = _with_choices(out[-1], list(_get(out[-1], "choices")), usage=usage)
     return out
 
 
@@ -150,11 +157,13 @@ def _with_delta(choice: Any, delta: Any, entries: list[dict[str, Any]] | None) -
     return new_choice
 
 
-def _with_choices(chunk: Any, choices: list[Any]) -> Any:
+def _with_choices(chunk: Any, choices: list[Any], **fields: Any) -> Any:
     if isinstance(chunk, dict):
-        return {**chunk, "choices": choices}
+        return {**chunk, "choices": choices, **fields}
     new = copy.copy(chunk)
     new.choices = choices
+    for name, value in fields.items():
+        setattr(new, name, value)
     return new
 
 

@@ -17,7 +17,6 @@ __all__ = ["SHIM", "SUPPORTED"]
 #: The litellm versions this shim was tested on.
 SUPPORTED = ">=1.80,<2"
 
-_BUILDER = "litellm.litellm_core_utils.streaming_chunk_builder_utils"
 _FIXED_BUILDER = "streamfix_litellm._builder:stream_chunk_builder"
 
 SHIM = Shim(
@@ -41,11 +40,13 @@ SHIM = Shim(
             "streamfix_litellm._errors:map_stream_exception",
             optional=True,  # litellm releases without it map in-stream errors elsewhere
         ),
-        # stream_chunk_builder in every module that binds it by name: those imported
-        # here first (so they bind the original), then where it is defined, with
-        # ``everywhere`` for any other module that imported it before install. litellm's
-        # own logging, cost and proxy code call ``litellm.stream_chunk_builder``; modules
-        # that import it inside a function read litellm.main or the defining module.
+        # stream_chunk_builder in every module that binds it by name: the modules
+        # imported here first (so they bind the original), then litellm.main with
+        # ``everywhere``: every other module holding the same object (the defining
+        # streaming_chunk_builder_utils from litellm 1.81 on, litellm.main before that,
+        # and anything that imported it before install). litellm's own logging, cost and
+        # proxy code call ``litellm.stream_chunk_builder``; modules that import it inside
+        # a function read litellm.main or the defining module at call time.
         Site(
             "litellm.llms.openai.chat.guardrail_translation.handler",
             "stream_chunk_builder",
@@ -56,10 +57,10 @@ SHIM = Shim(
             "litellm.responses.litellm_completion_transformation.streaming_iterator",
             "stream_chunk_builder",
             _FIXED_BUILDER,
+            optional=True,
         ),
-        Site("litellm.main", "stream_chunk_builder", _FIXED_BUILDER),
         Site("litellm", "stream_chunk_builder", _FIXED_BUILDER),
-        Site(_BUILDER, "stream_chunk_builder", _FIXED_BUILDER, everywhere=True),
+        Site("litellm.main", "stream_chunk_builder", _FIXED_BUILDER, everywhere=True),
     ],
     trigger="litellm",
 )
