@@ -90,6 +90,15 @@ def _thought_shape(
     )
 
 
+DONE = chunk(finish="tool_calls")
+BOTH = whole(call("call_a", "get_weather", W), call("call_b", "get_time", T))
+
+
+def _call(index: Any, id: str, name: str, arguments: str) -> dict[str, Any]:
+    """A chunk with one whole call."""
+    return chunk(tc(index, id, name, arguments, typed="with id"))
+
+
 def _weather_only(id: str, *middle: dict[str, Any], stock_right: bool = False) -> Shape:
     """A stream whose whole answer is one call, get_weather(city=Paris)."""
     return Shape(
@@ -237,6 +246,84 @@ SHAPES = [
             {"type": "thinking", "thinking": "Paris.", "signature": SIG},
         ],
         stock_right=True,
+    ),
+    Shape(
+        "b4-values-in-one-string",
+        [ROLE, chunk(tc(0, "call_a", "get_weather", W + " " + W, typed="with id")), DONE],
+        whole(call("call_a", "get_weather", W), call("call_a-1", "get_weather", W)),
+    ),
+    Shape(
+        "b7-indices-above-0",
+        [ROLE, _call(3, "call_a", "get_weather", W), _call(7, "call_b", "get_time", T), DONE],
+        BOTH,
+        stock_right=True,
+    ),
+    _weather_only(
+        "b8-index-changes",
+        chunk(tc(1, "call_a", "get_weather", "", typed="with id")),
+        chunk(tc(0, args=W[:5])),
+        chunk(tc(0, args=W[5:])),
+    ),
+    _weather_only(
+        "c2-name-in-pieces",
+        chunk(tc(0, "call_a", "get_wea", typed="with id")),
+        chunk(tc(0, name="ther", args=W)),
+    ),
+    _weather_only(
+        "c3-name-late",
+        chunk(tc(0, "call_a", args=W, typed="with id")),
+        chunk(tc(0, name="get_weather")),
+        stock_right=True,
+    ),
+    Shape(
+        "d2-empty-arguments",
+        [ROLE, _call(0, "call_a", "get_time", ""), DONE],
+        whole(call("call_a", "get_time", "{}")),
+        stock_right=True,
+    ),
+    Shape(
+        "e3-no-finish-reason",
+        [ROLE, _call(0, "call_a", "get_weather", W)],
+        whole(call("call_a", "get_weather", W), finish="stop"),  # litellm: tool_calls
+    ),
+    _weather_only(
+        "g2-id-changes",
+        chunk(tc(0, "call_a", "get_weather", W[:5], typed="with id")),
+        chunk(tc(0, "call_other", args=W[5:])),
+    ),
+    _weather_only(
+        "g4-repeated-call",
+        _call(0, "call_a", "get_weather", W),
+        _call(1, "call_a", "get_weather", W),
+    ),
+    _weather_only(
+        "g6-digit-string-index",
+        chunk(tc("0", "call_a", "get_weather", W[:5], typed="with id")),
+        chunk(tc(0, args=W[5:])),
+        stock_right=True,
+    ),
+    Shape(
+        "e7-two-choices",
+        [
+            ROLE,
+            _call(0, "call_a", "get_weather", W),
+            chunk(tc(0, "call_b", "get_time", T, typed="with id"), choice=1),
+            chunk(finish="tool_calls"),
+            chunk(finish="tool_calls", choice=1),
+        ],
+        {
+            **whole(call("call_a", "get_weather", W)),
+            "choices": [
+                *whole(call("call_a", "get_weather", W))["choices"],
+                {**whole(call("call_b", "get_time", T))["choices"][0], "index": 1},
+            ],
+        },
+        stock_right=True,
+    ),
+    Shape(
+        "e11-header-then-end",
+        [ROLE, _call(0, "call_a", "get_weather", "")],
+        raises="get_weather",
     ),
     Shape(
         "e8-cut-under-tool-calls",

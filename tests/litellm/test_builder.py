@@ -105,8 +105,14 @@ STOCK_RIGHT = {  # where stock already equals the non-streamed response
 }
 
 #: stock right from litellm 1.110 (the newest tested), lost by 1.80 (choice-less chunks
-#: fail its builder; redacted and signature-only thinking blocks are dropped)
-FIXED_LATER = {"e6-usage-chunk", "f6-redacted-then-signed", "f6-thinking-signature-only"}
+#: fail its builder; redacted and signature-only thinking blocks are dropped; it reads
+#: only choices[0], so choice 1's call is glued into choice 0's)
+FIXED_LATER = {
+    "e6-usage-chunk",
+    "e7-two-choices",
+    "f6-redacted-then-signed",
+    "f6-thinking-signature-only",
+}
 if _shimkit.release("litellm") < (1, 110):
     STOCK_RIGHT -= FIXED_LATER
 PROVIDER_ERRORS = {"e5-error", "e5-error-chunk-no-choices", "e5-finish-error-with-object"}

@@ -58,7 +58,15 @@ def stream_chunk_builder(
         _field(chunk, "function_call") for chunk in kept
     ):
         return stock(chunks, messages, *args, **kwargs)
-    response = stock(_rewritten(kept, assembled), messages, *args, **kwargs)
+    rewritten = _rewritten(kept, assembled)
+    response = stock(rewritten, messages, *args, **kwargs)
+    if len(assembled) > 1 and len(response.choices) != len(assembled):
+        # n > 1 on a litellm whose builder reads only choices[0] (1.80): each choice
+        # built on its own, never one glued into another (E7)
+        response.choices = [
+            _one_choice(stock(_narrowed(rewritten, index), messages, *args, **kwargs), index)
+            for index in sorted(assembled)
+        ]
     for choice in response.choices:
         message = assembled.get(choice.index)
         if message is not None:
@@ -123,6 +131,22 @@ def _rewritten(kept: Sequence[Any], assembled: dict[int, streamfix.AssembledMess
         # on the last chunk: litellm before 1.110 fails on a chunk without choices
         out[-1] = _with_choices(out[-1], list(_get(out[-1], "choices")), usage=usage)
     return out
+
+
+def _narrowed(chunks: Sequence[Any], index: int) -> list[Any]:
+    """The chunks carrying choice ``index``, with only that choice."""
+    out = []
+    for chunk in chunks:
+        choices = [c for c in _get(chunk, "choices") or [] if (_get(c, "index", 0) or 0) == index]
+        if choices:
+            out.append(_with_choices(chunk, choices))
+    return out
+
+
+def _one_choice(response: Any, index: int) -> Any:
+    choice = response.choices[0]
+    choice.index = index
+    return choice
 
 
 def _entry(call: streamfix.ToolCall) -> dict[str, Any]:
