@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import nox
 
@@ -36,7 +37,9 @@ nox.options.sessions = [  # what CI runs
     "litellm",
     "e2e",
     "e2e_frameworks",
+    "e2e_rounds",
     "cli",
+    "upstream_patch",
 ]
 # A Python the sessions name and this machine lacks fails the run (CI included) instead of
 # being skipped; nox never downloads one (the machines reach package registries only).
@@ -313,6 +316,16 @@ def e2e_frameworks(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def e2e_rounds(session: nox.Session) -> None:
+    """Five-round agent loops over real HTTP: the replay server's scripted rounds, with
+    litellm, the google-adk Runner (newest), smolagents and the sgpt CLI, stock and
+    patched (issue 17)."""
+    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+    _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
+    session.run("pytest", "tests/e2e_rounds", *session.posargs, env=ENV)
+
+
+@nox.session(python=PYTHON)
 def cli(session: nox.Session) -> None:
     """The command line (doctor, replay, record, run) and the pytest plugin (issue 7).
 
@@ -403,3 +416,118 @@ def wheel(session: nox.Session) -> None:
         session.run("python", "-c", WHEEL_VERSION, env=ENV)
         session.run("streamfix", "doctor", env=ENV)
         session.run("pytest", "-p", "no:cacheprovider", "-q", "test_wheel.py", env=ENV)
+
+
+# Upstream pull requests (issue 16): docs/upstream/<framework>.patch, in the framework's
+# repository layout, applied to its newest release from the registry. One entry a
+# framework: the package; the patch; `source`, the patch's code files (the rest are its
+# tests); `strip`, the prefix its repository has and its wheel has not; the tests the patch
+# adds; `sdist`, the script that unpacks the released sdist's tests (none: the patch's
+# tests go into an empty tree); the framework's own suite where its sdist ships one; and
+# `direct`, this project's tests run against the patched framework (support.direct), one
+# pytest run per folder.
+UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
+    "smolagents": {
+        "package": "smolagents",
+        "patch": "docs/upstream/smolagents.patch",
+        "source": "src/",
+        "strip": "src/",
+        "added": ["tests/test_agglomerate_stream_deltas.py"],
+        "sdist": ["tests/smolagents_upstream/prepare_sdist.py"],
+        "suite": SMOLAGENTS_UPSTREAM_TESTS,
+        "suite_deps": ["pytest-datadir", "ipython", "numpy", "openai", "litellm"],
+        "direct": [["tests/smolagents/test_wire_shapes.py", "tests/smolagents/test_agent.py"]],
+    },
+    "sgpt": {
+        "package": "shell-gpt",
+        "patch": "docs/upstream/shell_gpt.patch",
+        "source": "sgpt/",
+        "added": ["tests/test_tool_calls.py"],
+        "sdist": ["tests/upstream_patch/sdist.py", "shell-gpt", "sgpt"],
+        "suite": ["tests"],
+        # shell-gpt 1.5's own tests expect the usage-error exit codes of its typer and click.
+        "pins": ["typer<0.13", "click<8.2"],
+        "direct": [["tests/shell_gpt/test_handler.py"]],
+    },
+    "litellm_ollama": {
+        "package": "litellm",
+        "patch": "docs/upstream/litellm-ollama.patch",
+        "source": "litellm/",
+        "added": ["tests/test_litellm/llms/ollama/test_ollama_chat_stream_tool_calls.py"],
+        "direct": [
+            ["tests/litellm/test_shim.py"],
+            ["tests/e2e/test_litellm.py", "-k", "ollama_patched or out_of_memory_patched"],
+        ],
+    },
+}
+
+
+UPSTREAM_APPLY = "tests/upstream_patch/apply_patch.py"
+
+
+def _sdist_tree(session: nox.Session, spec: dict[str, Any], tmp: str) -> str:
+    """The released sdist's tests unpacked under ``tmp`` (or an empty tree), with the
+    tests the patch adds; its path."""
+    tree = os.path.join(tmp, "sdist")
+    if "sdist" in spec:
+        script, *names = spec["sdist"]
+        prepared = session.run("python", script, tree, *names, silent=True)
+        tree = str(prepared).strip().splitlines()[-1]
+    else:
+        os.makedirs(tree)
+        Path(tree, "pytest.ini").write_text("[pytest]\n")  # never this project's config
+    session.run("python", UPSTREAM_APPLY, str(HERE / spec["patch"]), tree, "--only", "tests/")
+    return tree
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("framework", list(UPSTREAM_PATCHES), ids=list(UPSTREAM_PATCHES))
+def upstream_patch(session: nox.Session, framework: str) -> None:
+    """One upstream patch on the framework's newest release, without streamfix: the tests
+    it adds fail stock and pass patched; the framework's own suite, stock then patched,
+    loses no passing test; then this project's tests drive the patched framework directly
+    (STREAMFIX_DIRECT=1: no shim installed). Fails when the patch no longer applies."""
+    spec = UPSTREAM_PATCHES[framework]
+    pins = spec.get("pins", [])
+    session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()), *pins)
+    _show_versions(session, spec["package"])
+    tmp = session.create_tmp()
+    shutil.rmtree(tmp)  # a fresh tree: the patch adds its tests to it
+    os.makedirs(home := os.path.join(tmp, "home"))  # shell_gpt writes its config there
+    env = {**ENV, "HOME": home}
+    site = session.run(
+        "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", silent=True
+    ).strip()
+    apply = ["python", UPSTREAM_APPLY, str(HERE / spec["patch"]), site, "--only", spec["source"]]
+    apply += ["--strip", spec.get("strip", "")]
+    session.run(*apply, "--check")  # fails here when the patch no longer applies
+    tree = _sdist_tree(session, spec, tmp)
+    pytest = ["pytest", "-p", "no:cacheprovider", "-q", f"--rootdir={tree}"]
+    pytest += ["-c", f"{tree}/pytest.ini"]
+    added = [f"{tree}/{test}" for test in spec["added"]]
+    suite = [f"{tree}/{test}" for test in spec.get("suite", ())]
+    if suite:
+        suite += [f"--ignore={test}" for test in added]  # the suite as released
+    reports = {run: os.path.join(tmp, f"{run}.xml") for run in ("stock", "patched")}
+    session.log("the tests the patch adds, stock: they must fail")
+    session.run(*pytest, "--tb=line", *added, env=env, success_codes=[1])
+    for run, report in reports.items():
+        if run == "patched":
+            session.run(*apply)
+            session.log("the tests the patch adds, patched: they must pass")
+            session.run(*pytest, *added, env=env)
+        if suite:
+            session.log(f"{spec['package']}'s own suite, {run}")
+            session.run(*pytest, "--tb=line", f"--junitxml={report}", *suite, env=env,
+                        success_codes=[0, 1])  # fmt: skip
+    if suite:
+        session.run("python", "tests/smolagents_upstream/compare_runs.py", *reports.values())
+    # This project's tests, direct mode: the project (for its testing helpers) without any
+    # framework extra, the patch checked still applied, no shim installed or activated.
+    _install(session, "test")
+    if pins:
+        session.install(*pins)
+    session.run(*apply, "--applied")
+    direct = {**ENV, "STREAMFIX_DIRECT": "1", "STREAMFIX_AUTO": ""}
+    for run_args in spec["direct"]:
+        session.run("pytest", "-p", "no:cacheprovider", *run_args, *session.posargs, env=direct)

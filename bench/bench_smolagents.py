@@ -14,6 +14,14 @@ the rich/Gradio rendering, which is the same either way) with:
 A one-shot row (the whole list agglomerated once, as a user calling the function directly
 would) compares ``agglomerate_stream_deltas`` stock vs the shim's drop-in.
 
+Two rows start one step earlier, from the provider's chunks (``openai``
+``ChatCompletionChunk`` objects of the same stream, from a fake client) through
+``OpenAIModel.generate_stream``, stock vs what ``install()`` binds there (stock's own
+generator, its provider events read by ``choice_zero_events``): ``generate_stream``
+alone (the filter's cost per event, which nothing patched wins back), and the whole
+streamed step (``generate_stream`` then the agent's growing-list loop), the path an
+agent runs.
+
 The stream: some text, then one tool call (id and name on its first fragment, then
 4-character argument fragments of a ``write_file``-like object), then a usage-only delta, as
 ``generate_stream`` yields them. Both final messages are checked equal before timing. Times
@@ -35,7 +43,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -79,7 +87,78 @@ def build_stream(fragments: int) -> list[Any]:
     return deltas
 
 
-def growing_loop(agglomerate: Callable[[list[Any]], Any], deltas: list[Any]) -> Any:
+def build_chunks(deltas: list[Any]) -> list[Any]:
+    """The provider's ``ChatCompletionChunk`` objects that ``generate_stream`` turns into
+    ``deltas`` (the text, the call's fragments, the usage)."""
+    from openai.types.chat import ChatCompletionChunk
+
+    top = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunks = []
+    for delta in deltas:
+        body: dict[str, Any] = {**top, "choices": []}
+        if delta.token_usage is not None:
+            usage = delta.token_usage
+            body["usage"] = {
+                "prompt_tokens": usage.input_tokens,
+                "completion_tokens": usage.output_tokens,
+                "total_tokens": usage.input_tokens + usage.output_tokens,
+            }
+        else:
+            wire: dict[str, Any] = {"content": delta.content}
+            if delta.tool_calls:
+                (entry,) = delta.tool_calls
+                function = {"name": entry.function.name, "arguments": entry.function.arguments}
+                wire["tool_calls"] = [
+                    {"index": 0, "id": entry.id, "type": entry.type, "function": function}
+                ]
+            body["choices"] = [{"index": 0, "delta": wire, "finish_reason": None}]
+        chunks.append(ChatCompletionChunk.model_validate(body))
+    return chunks
+
+
+class _Client:
+    """The ``openai`` client as ``OpenAIModel.generate_stream`` calls it: one stream."""
+
+    def __init__(self, chunks: list[Any]) -> None:
+        self.chunks = chunks
+        self.chat = self
+        self.completions = self
+
+    def create(self, **_: Any) -> Any:
+        return iter(self.chunks)
+
+
+def generate_stream_rows(deltas: list[Any], stock_step: float | None) -> list[dict[str, Any]]:
+    """``OpenAIModel.generate_stream`` stock vs patched on the provider's chunks of
+    ``deltas``: alone, and followed by the agent's loop (stock: stock's aggregation;
+    patched: the shim's). ``stock_step`` None: the stock step is skipped (too long)."""
+    from smolagents.models import ChatMessage, MessageRole, OpenAIModel
+
+    from streamfix_smolagents import agglomerate_growing_deltas, choice_zero_stream
+
+    model = OpenAIModel(model_id="m", api_key="sk-bench")
+    model.client = _Client(build_chunks(deltas))
+    stock = OpenAIModel.generate_stream
+    patched = choice_zero_stream(stock)
+    prompt = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "hi"}])]
+    from smolagents.models import agglomerate_stream_deltas
+
+    stock_deltas = list(stock(model, prompt))
+    same = agglomerate_stream_deltas(stock_deltas) == agglomerate_stream_deltas(deltas)
+    equal = same and list(patched(model, prompt)) == stock_deltas
+    if not equal:
+        raise AssertionError("generate_stream: stock and patched deltas differ")
+    n = len(deltas)
+    stock_s = best_of(lambda: list(stock(model, prompt)))
+    patched_s = best_of(lambda: list(patched(model, prompt)))
+    rows = [_row("generate_stream alone", n, stock_s, patched_s, 0.0, equal)]
+    step_stock = None if stock_step is None else stock_s + stock_step
+    step_patched = best_of(lambda: growing_loop(agglomerate_growing_deltas, patched(model, prompt)))
+    rows.append(_row("generate_stream + step", n, step_stock, step_patched, 0.0, equal))
+    return rows
+
+
+def growing_loop(agglomerate: Callable[[list[Any]], Any], deltas: Iterable[Any]) -> Any:
     """The agent's loop: append, agglomerate (live update), ...; agglomerate at the end."""
     so_far: list[Any] = []
     for delta in deltas:
@@ -139,6 +218,7 @@ def run(sizes: tuple[int, ...]) -> list[dict[str, Any]]:
         once_stock = best_of(lambda d=deltas: stock(d))
         once_patched = best_of(lambda d=deltas: agglomerate_stream_deltas(d))
         rows.append(_row("one-shot", n, once_stock, once_patched, 0.0, equal))
+        rows.extend(generate_stream_rows(deltas, stock_s))
     return rows
 
 

@@ -26,8 +26,10 @@ from ._repair import (
     Malformed,
     Outcome,
     Truncated,
+    abandon,
     failure,
     names_of,
+    read_role,
     reasoning_metadata,
     repeated,
     settle,
@@ -170,6 +172,7 @@ class ToolCallAssembler:
         state = self._choices.get(delta.choice)
         if state is None:
             state = self._choices[delta.choice] = ChoiceState(delta.choice)
+        read_role(state, delta.role)  # E10
         if delta.content:
             state.content.append(delta.content)
             if events is not None:
@@ -263,6 +266,12 @@ class ToolCallAssembler:
         if action is Action.CONTINUE and call is not None:
             self._merge(state, call, fragment, events)
         elif action is Action.NEW:
+            if (
+                state.restart is not None
+                and fragment.id is not None
+                and fragment.call_index in state.by_index
+            ):
+                abandon(state)  # E10: the new attempt's first call, at an index used before
             self._open(state, fragment, events)
         elif action is Action.FOLLOW_ON and call is not None:
             self._open(state, fragment, events, follows=call)
@@ -412,6 +421,8 @@ class ToolCallAssembler:
         values_seen: dict[int, int] = {}  # B4: values so far per originating call
         ids: dict[str, ToolCall] = {}  # G3, G4: the first call with each id
         for call in state.calls:
+            if call.abandoned:
+                continue
             outcome = outcomes[call.position] = settle(state, call, self._no_arguments)
             if isinstance(outcome, Complete):
                 origin = call.origin or call

@@ -53,6 +53,7 @@ class ChoiceDelta(NamedTuple):
     finish_reason: str | None
     reasoning_details: list[dict[str, Any]] | None
     thinking_blocks: list[dict[str, Any]] | None
+    role: bool  # the delta names its role (E10 reads where it comes again)
 
 
 class ProviderError(NamedTuple):
@@ -146,6 +147,7 @@ def _dict_choice(
             _text(finish, "finish_reason", problems),
             None if details is None else _reasoning_pieces(details, _DETAILS, problems),
             None if blocks is None else _reasoning_pieces(blocks, _BLOCKS, problems),
+            delta.get("role") is not None,
         ),
     )
 
@@ -216,7 +218,7 @@ def _without_none(fields: dict[str, Any], keys: tuple[str, ...]) -> dict[str, An
 
 
 _CHOICE_KEYS = ("index", "finish_reason")
-_DELTA_KEYS = ("content", "reasoning_content", "reasoning")
+_DELTA_KEYS = ("content", "reasoning_content", "reasoning", "role")
 _CALL_SKIP = frozenset(("function", "type"))
 _FUNCTION_KEYS = ("name", "arguments", "provider_specific_fields")
 
@@ -337,6 +339,7 @@ def _ollama(chunk: dict[str, Any], problems: list[str]) -> Chunk:
             _text(finish, "done_reason", problems),
             None,
             None,
+            False,  # every Ollama line names the role: it never marks a restart
         ),
     )
     return _new(Chunk, ([choice], usage, None, problems))

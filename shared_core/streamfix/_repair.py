@@ -6,6 +6,10 @@ more JSON objects: the call, or B4's several values, or C5's last copy), :class:
 shape (``shared/docs/wire-shapes.md``) and records a diagnostic where it repaired or
 dropped something. :func:`failure` turns the outcomes of a choice into the error the
 assembler raises, carrying the message assembled from the rest.
+
+One decision is taken before the end: E10, an answer that started over inside the stream
+(:func:`read_role`, :func:`abandon`): the calls its first attempt left unfinished
+are dropped then, so that the new attempt's calls are never glued to them.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ __all__ = [
     "Malformed",
     "Outcome",
     "Truncated",
+    "abandon",
     "failure",
+    "read_role",
     "reasoning_metadata",
     "repeated",
     "settle",
@@ -246,6 +252,48 @@ def repeated(state: ChoiceState, call: ToolCall, ids: dict[str, ToolCall], posit
     detail = f"calls {first.index} and {call.index} share the id {call.id!r}; kept as sent"
     state.diagnose("shared-id", detail, position)
     return False
+
+
+def read_role(state: ChoiceState, named: bool) -> None:
+    """E10: whether a delta read in full names its role. Named again after deltas that
+    named none (a gateway that falls back to another model mid-stream starts the answer
+    over with a new role chunk and new ids), it is a restart point: the calls unfinished
+    then are noted with how many fragments each has. Nothing is decided yet: see
+    :func:`abandon`."""
+    if not named:
+        state.unroled += 1
+    elif state.unroled and state.calls:
+        unfinished = {
+            call: len(call.parts)
+            for call in state.calls
+            if not call.abandoned and not state.is_complete(call)
+        }
+        state.restart = unfinished or None
+
+
+def abandon(state: ChoiceState) -> None:
+    """E10: after a restart point, a call with a new id opens at a wire index the stream
+    used before (the new attempt numbers its calls from 0 again; a parallel call that
+    streams interleaved with an unfinished one opens at an index of its own). The calls
+    that were unfinished at the restart point and have had no fragment since belong to
+    the abandoned attempt: dropped, with a diagnostic each (their raw text in it), never
+    glued to the new attempt's calls. A call continued after the role chunk was not
+    abandoned (some providers name the role on some chunks only) and is kept."""
+    pending, state.restart = state.restart or {}, None
+    for call, fragments in pending.items():
+        if len(call.parts) != fragments or state.is_complete(call):
+            continue
+        call.abandoned = True
+        for key in [k for k, c in state.by_index.items() if c is call]:
+            del state.by_index[key]
+        if call.id is not None and state.by_id.get(call.id) is call:
+            del state.by_id[call.id]
+        state.diagnose(
+            "abandoned-attempt",
+            f"the answer started over (a new role chunk, then a new call): unfinished call "
+            f"{call.name!r} (id {call.id!r}) dropped with its arguments {call.text()[:200]!r}",
+            call.position,
+        )
 
 
 def failure(

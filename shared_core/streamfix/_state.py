@@ -26,6 +26,9 @@ class CallState:
         parts: the argument fragments as received, joined once at the end.
         scanned: how many of ``parts`` the scanner has seen (it advances lazily).
         extras: raw provider fields of the call, latest value per key.
+        abandoned: E10, the call was left unfinished by an attempt the provider (a
+            gateway falling back to another model) started over; it is not in the
+            message.
         size: argument bytes so far (counted only when a cap is set).
         origin, follow_on: B4, a call opened for the next JSON value of another
             call's arguments: that call, and which of its follow-ons this one is
@@ -36,6 +39,7 @@ class CallState:
     """
 
     __slots__ = (
+        "abandoned",
         "announced",
         "extras",
         "follow_on",
@@ -67,6 +71,7 @@ class CallState:
         self.follow_ons = 0
         self.follow_on = 0
         self.announced = False
+        self.abandoned = False
 
     def follow(self, call: CallState) -> None:
         """B4: this call holds the next JSON value of ``call``'s arguments."""
@@ -157,6 +162,10 @@ class ChoiceState:
 
     Reasoning metadata: ``details`` (F5) with ``detail_at`` (the entry a wire ``index``
     and ``type`` name now) and ``blocks`` (F6), each in order of first appearance.
+
+    E10: ``unroled`` counts the deltas read in full that named no role; ``restart`` is
+    set when a role came again after such deltas while calls were unfinished: those calls
+    and how many argument fragments each had then.
     """
 
     __slots__ = (
@@ -172,6 +181,8 @@ class ChoiceState:
         "held_signatures",
         "number",
         "reasoning",
+        "restart",
+        "unroled",
     )
 
     def __init__(self, number: int) -> None:
@@ -187,6 +198,8 @@ class ChoiceState:
         self.details: list[ReasoningPart] = []
         self.detail_at: dict[tuple[object, object], ReasoningPart] = {}
         self.blocks: list[ReasoningPart] = []
+        self.unroled = 0
+        self.restart: dict[CallState, int] | None = None
 
     # Questions the routing rules ask.
 

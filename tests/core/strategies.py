@@ -129,6 +129,7 @@ class Cuts:
     reasoning_key: str = "reasoning_content"
     explicit_nones: bool = False  # absent fields sent as explicit nulls (model_dump style)
     role_chunk: bool = False  # leading {"role": "assistant", "content": ""} chunk
+    role_every: bool = False  # the role named on every delta (Kimi, GLM): never E10
     filter_chunk: bool = False  # Azure's leading prompt_filter_results chunk (E6)
     finish_on_last: bool = False  # finish_reason rides on the last content chunk
     round_robin: bool = False  # repeated_names: fragments of calls alternate
@@ -378,6 +379,10 @@ def stream(response: Response, dialect: str, cuts: Cuts) -> list[dict[str, Any]]
             chunks.append(_envelope([_choice({}, response.finish_reason)]))
     if response.usage is not None:
         chunks.append(_envelope([], usage=dict(response.usage)))
+    if cuts.role_every:
+        for body in chunks:
+            for choice in body["choices"]:
+                choice["delta"].setdefault("role", "assistant")
     return chunks
 
 
@@ -591,6 +596,7 @@ def cuts_for(draw: st.DrawFn, response: Response, dialect: str) -> Cuts:
         reasoning_key=draw(st.sampled_from(["reasoning_content", "reasoning"])),
         explicit_nones=draw(st.booleans()),
         role_chunk=draw(st.booleans()),
+        role_every=draw(st.integers(0, 4)) == 0,
         filter_chunk=draw(st.integers(0, 4)) == 0,
         finish_on_last=draw(st.booleans()),
         round_robin=draw(st.booleans()),

@@ -1,6 +1,6 @@
-"""Wire shapes E8-E11, G1, G5, G6, H1 and I1-I3 (docs/wire-shapes.md), each fed as dicts,
-``openai`` ``ChatCompletionChunk`` and ``litellm`` ``ModelResponseStream`` objects (the
-``kind`` fixture). F5 and F6 are in ``test_reasoning_shapes.py``, G2-G4 in
+"""Wire shapes E8-E11 (E10 a stretch goal), G1, G5, G6, H1 and I1-I3 (docs/wire-shapes.md),
+each fed as dicts, ``openai`` ``ChatCompletionChunk`` and ``litellm`` ``ModelResponseStream``
+objects (the ``kind`` fixture). F5 and F6 are in ``test_reasoning_shapes.py``, G2-G4 in
 ``test_identity_shapes.py``."""
 
 from __future__ import annotations
@@ -97,6 +97,106 @@ def test_e11_unless_the_declared_tool_takes_no_required_arguments(kind: Kind, to
 def test_e11_with_a_finish_reason_d2_applies(kind: Kind) -> None:
     stream = [chunk(tc(0, "call_a", "now", "")), chunk(finish="tool_calls")]
     assert calls(streamfix.assemble(kind(stream))) == [("call_a", "now", {})]
+
+
+ROLE = {"role": "assistant"}
+
+
+def test_e10_the_answer_restarts_the_unfinished_call_is_abandoned(kind: Kind) -> None:
+    """A gateway falls back to another model mid-stream: a partial call, a new role
+    chunk, then the new attempt's calls with new ids. The abandoned call is dropped with
+    a diagnostic carrying its text, never glued to the new one; text is kept."""
+    stream = [
+        chunk(content="", delta=ROLE),
+        chunk(tc(0, "call_a", "get_weather", '{"city": "Pa')),
+        chunk(content="", delta=ROLE),
+        chunk(tc(0, "call_x", "get_weather", HEAD)),
+        chunk(tc(0, args=TAIL)),
+        chunk(finish="tool_calls"),
+    ]
+    message = streamfix.assemble(kind(stream))
+    assert calls(message) == [("call_x", "get_weather", {"city": "Paris"})]
+    assert codes(message) == ["abandoned-attempt"]
+    assert '{"city": "Pa' in message.diagnostics[0].detail
+
+
+def test_e10_complete_calls_of_the_first_attempt_are_kept(kind: Kind) -> None:
+    stream = [
+        chunk(content="", delta=ROLE),
+        chunk(tc(0, "call_a", "get_time", '{"tz": "UTC"}')),
+        chunk(tc(1, "call_b", "get_weather", HEAD)),
+        chunk(content="", delta=ROLE),
+        chunk(tc(0, "call_x", "get_weather", WEATHER)),
+        chunk(finish="tool_calls"),
+    ]
+    message = streamfix.assemble(kind(stream))
+    assert calls(message) == [
+        ("call_a", "get_time", {"tz": "UTC"}),
+        ("call_x", "get_weather", {"city": "Paris"}),
+    ]
+    assert message.diagnostics[0].position == 1  # call_b's
+    assert codes(message) == ["abandoned-attempt"]
+
+
+@pytest.mark.parametrize("kind", ["dict", "openai"], indirect=True)
+def test_e10_a_role_on_every_chunk_never_marks_a_restart(kind: Kind) -> None:
+    """Kimi, GLM and others name the role on every chunk: a cut-off call then another
+    call is E4's truncation, as without any role."""
+    stream = [
+        chunk(content="", delta=ROLE),
+        chunk(tc(0, "call_a", "get_weather", '{"city": "Pa'), delta=ROLE),
+        chunk(tc(1, "call_b", "get_time", '{"tz": "UTC"}'), delta=ROLE),
+        chunk(finish="tool_calls", delta=ROLE),
+    ]
+    with pytest.raises(TruncatedToolCallError) as caught:
+        streamfix.assemble(kind(stream))
+    assert caught.value.partial_arguments == {0: '{"city": "Pa'}
+
+
+def test_e10_a_call_continued_after_the_role_chunk_is_not_abandoned(kind: Kind) -> None:
+    stream = [
+        chunk(tc(0, "call_a", "get_weather", HEAD)),
+        chunk(content="", delta=ROLE),
+        chunk(tc(0, args=TAIL)),
+        chunk(tc(1, "call_b", "get_time", '{"tz": "UTC"}')),
+        chunk(finish="tool_calls"),
+    ]
+    message = streamfix.assemble(kind(stream))
+    assert calls(message) == [
+        ("call_a", "get_weather", {"city": "Paris"}),
+        ("call_b", "get_time", {"tz": "UTC"}),
+    ]
+    assert codes(message) == []
+
+
+def test_e10_a_parallel_call_at_an_index_of_its_own_is_not_a_restart(kind: Kind) -> None:
+    """Calls streamed interleaved, a role on a chunk between: the call opening at a new
+    index is a parallel call, the unfinished one is continued after it."""
+    stream = [
+        chunk(tc(0, "call_a", "get_weather", HEAD)),
+        chunk(content="", delta=ROLE),
+        chunk(tc(1, "call_b", "get_time", '{"tz": ')),
+        chunk(tc(0, args=TAIL)),
+        chunk(tc(1, args='"UTC"}')),
+        chunk(finish="tool_calls"),
+    ]
+    message = streamfix.assemble(kind(stream))
+    assert calls(message) == [
+        ("call_a", "get_weather", {"city": "Paris"}),
+        ("call_b", "get_time", {"tz": "UTC"}),
+    ]
+    assert codes(message) == []
+
+
+def test_e10_without_a_new_role_chunk_a_cut_off_call_is_truncation(kind: Kind) -> None:
+    stream = [
+        chunk(content="", delta=ROLE),
+        chunk(tc(0, "call_a", "get_weather", '{"city": "Pa')),
+        chunk(tc(0, "call_x", "get_weather", WEATHER)),
+        chunk(finish="tool_calls"),
+    ]
+    with pytest.raises(TruncatedToolCallError):
+        streamfix.assemble(kind(stream))
 
 
 # --- G: identity --------------------------------------------------------------------------

@@ -11,14 +11,10 @@ client at the replay server.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from support.sgpt_cli import sgpt
 
 import streamfix
 import streamfix.testing
@@ -28,86 +24,6 @@ THREE = [
     c["arguments"]["shell_command"]
     for c in streamfix.testing.scenarios()["b1-three-commands"].calls
 ]
-PATCHED_MAIN = "import streamfix; streamfix.install('sgpt'); from sgpt import cli; cli()"
-TIMEOUT = 60
-
-FUNCTION = textwrap.dedent(
-    '''
-    import os
-
-    from pydantic import BaseModel, Field
-
-
-    class Function(BaseModel):
-        """Records the shell command it would run (runs nothing)."""
-
-        shell_command: str = Field(..., description="Shell command to execute.")
-
-        @classmethod
-        def execute(cls, shell_command: str) -> str:
-            with open(os.environ["STREAMFIX_RECORD"], "a", encoding="utf-8") as out:
-                out.write(shell_command + "\\n")
-            return f"ran: {shell_command}"
-
-        @classmethod
-        def openai_schema(cls):
-            schema = cls.model_json_schema()
-            return {
-                "type": "function",
-                "function": {
-                    "name": "execute_shell_command",
-                    "description": "Executes a shell command.",
-                    "parameters": {
-                        "type": "object",
-                        "properties": schema["properties"],
-                        "required": schema["required"],
-                    },
-                },
-            }
-    '''
-)
-
-
-@dataclass
-class Run:
-    code: int
-    stdout: str
-    stderr: str
-    ran: list[str]
-
-
-def sgpt(server: ReplayServer, home: Path, scenario: str, *args: str, patched: bool) -> Run:
-    """One ``sgpt`` process against the replay server."""
-    home.mkdir()
-    functions = home / "functions"
-    functions.mkdir()
-    (functions / "execute_shell_command.py").write_text(FUNCTION, encoding="utf-8")
-    record = home / "ran.txt"
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "API_BASE_URL": server.openai_base_url,
-        "DEFAULT_MODEL": scenario,
-        "OPENAI_FUNCTIONS_PATH": str(functions),
-        "CACHE_PATH": str(home / "cache"),
-        "CHAT_CACHE_PATH": str(home / "chat_cache"),
-        "SHOW_FUNCTIONS_OUTPUT": "true",
-        "PRETTIFY_MARKDOWN": "false",
-        "STREAMFIX_RECORD": str(record),
-    }
-    main = ["-c", PATCHED_MAIN] if patched else ["-m", "sgpt"]
-    done = subprocess.run(
-        [sys.executable, *main, "--no-cache", *args, "What is here?"],
-        env=env,
-        cwd=home,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
-    ran = record.read_text(encoding="utf-8").splitlines() if record.exists() else []
-    return Run(done.returncode, done.stdout, done.stderr, ran)
 
 
 def test_stock_sgpt_glues_three_calls_and_crashes(

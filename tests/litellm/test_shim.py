@@ -35,6 +35,7 @@ def _indices(chunks: list[Any]) -> list[int | None]:
     return [c.index for k in chunks for c in k.choices[0].delta.tool_calls or []]
 
 
+@pytest.mark.stock_failure
 def test_stock_parser_gives_each_line_s_call_index_0() -> None:
     """One call per NDJSON line: stock litellm numbers each line's calls from 0 again."""
     assert _indices(_parse("ollama-call-per-line")) == [0, 0]
@@ -50,6 +51,7 @@ def test_patched_parser_gives_each_call_its_index(patched: None, name: str) -> N
     ]
 
 
+@pytest.mark.stock_failure
 def test_stock_parser_fails_on_an_error_line_with_a_keyerror() -> None:
     from litellm.llms.ollama.common_utils import OllamaError
 
@@ -57,6 +59,7 @@ def test_stock_parser_fails_on_an_error_line_with_a_keyerror() -> None:
         _parse("ollama-oom-error")
 
 
+@pytest.mark.shim_only
 def test_patched_parser_raises_ollamas_error_as_a_5xx(patched: None) -> None:
     import litellm
 
@@ -66,6 +69,7 @@ def test_patched_parser_raises_ollamas_error_as_a_5xx(patched: None) -> None:
     assert "KeyError" not in str(caught.value)
 
 
+@pytest.mark.shim_only
 def test_text_is_parsed_as_stock_parses_it() -> None:
     stock = [k.choices[0].delta.content for k in _parse("ollama-text")]
     import streamfix_litellm
@@ -76,6 +80,7 @@ def test_text_is_parsed_as_stock_parses_it() -> None:
     assert "".join(c or "" for c in stock) == "Hello from streamfix."
 
 
+@pytest.mark.shim_only
 def test_install_uninstall_restore_exactly() -> None:
     from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
 
@@ -90,6 +95,7 @@ def test_install_uninstall_restore_exactly() -> None:
     assert OllamaChatCompletionResponseIterator.__dict__["chunk_parser"] is stock
 
 
+@pytest.mark.shim_only
 @pytest.mark.parametrize("method", ["chunk_creator", "_map_stream_exception"])
 def test_install_uninstall_restore_the_stream_wrapper_exactly(method: str) -> None:
     from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
@@ -103,6 +109,7 @@ def test_install_uninstall_restore_the_stream_wrapper_exactly(method: str) -> No
     assert CustomStreamWrapper.__dict__.get(method) is stock
 
 
+@pytest.mark.shim_only
 def test_unsupported_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
 
@@ -116,6 +123,7 @@ def test_unsupported_version_is_refused(monkeypatch: pytest.MonkeyPatch) -> None
     assert OllamaChatCompletionResponseIterator.__dict__["chunk_parser"] is stock
 
 
+@pytest.mark.shim_only
 def test_fixed_parser_usable_without_patching() -> None:
     from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
 

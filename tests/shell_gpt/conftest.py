@@ -10,7 +10,8 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from support import shim_fixture
+import pytest
+from support import deselect_in_direct_mode, shim_fixture
 
 _HOME = Path(tempfile.mkdtemp(prefix="streamfix-sgpt-"))
 for _name, _value in {
@@ -60,3 +61,7 @@ for _name, _value in {
 
 _stock = shim_fixture("sgpt", autouse=True, name="_stock")
 patched = shim_fixture("sgpt", install=True, name="patched")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    deselect_in_direct_mode(config, items)

@@ -125,6 +125,7 @@ KINDS = ["openai", "litellm"]
 THREE = ["ls -la", "pwd", 'echo "done"']
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("kind", KINDS)
 def test_three_commands_stock_glues_them_into_one_corrupt_call(
     kind: str, monkeypatch: pytest.MonkeyPatch
@@ -259,6 +260,7 @@ SHAPES: dict[str, tuple[Any, Any]] = {
 }
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_stock_shell_gpt_fails(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
     build, failure = SHAPES[shape]
@@ -278,6 +280,7 @@ def legacy_call(command: str) -> list[Chunk]:
     return [*calls, chunk(finish="function_call")]
 
 
+@pytest.mark.stock_failure
 def test_h1_legacy_call_stock_never_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     output, messages, _ = run([legacy_call("ls"), text()], "openai", monkeypatch)
     assert ran(messages) == []
@@ -315,6 +318,7 @@ def test_name_in_pieces(monkeypatch: pytest.MonkeyPatch, patched: None) -> None:
     assert_all_ran(messages, ["uname"])
 
 
+@pytest.mark.stock_failure
 def test_name_in_pieces_stock(monkeypatch: pytest.MonkeyPatch) -> None:
     stream = [
         chunk(tc(0, "call_0", "execute_shell", "")),
@@ -328,6 +332,7 @@ def test_name_in_pieces_stock(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- text only: output unchanged ---------------------------------------------------------
 
 
+@pytest.mark.shim_only
 @pytest.mark.parametrize("kind", KINDS)
 def test_text_streams_as_before(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     stock, _, _ = run([text("Prague is the capital.")], kind, monkeypatch)
@@ -352,12 +357,14 @@ def truncated(finish: str) -> list[Chunk]:
     ]
 
 
+@pytest.mark.stock_failure
 def test_truncated_stock_drops_the_call_silently(monkeypatch: pytest.MonkeyPatch) -> None:
     """finish_reason length: stock shell_gpt prints nothing at all."""
     output, messages, _ = run([truncated("length")], "openai", monkeypatch)
     assert output.strip() == "" and ran(messages) == []
 
 
+@pytest.mark.stock_failure
 def test_truncated_stock_raises_json_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """A stream cut short but labelled tool_calls: stock hands the half to json.loads."""
     with pytest.raises(json.JSONDecodeError):
@@ -401,6 +408,7 @@ def test_provider_error_gives_the_providers_words(
 # --- install / uninstall ------------------------------------------------------------------
 
 
+@pytest.mark.shim_only
 def test_install_is_idempotent_and_uninstall_restores() -> None:
     from sgpt.handlers.handler import Handler
 
@@ -416,6 +424,7 @@ def test_install_is_idempotent_and_uninstall_restores() -> None:
     assert Handler.__dict__["get_completion"] is original
 
 
+@pytest.mark.shim_only
 def test_install_through_the_registry() -> None:
     import streamfix
 
@@ -428,6 +437,7 @@ def test_install_through_the_registry() -> None:
         streamfix.uninstall("sgpt")
 
 
+@pytest.mark.shim_only
 def test_plain_function_without_patching(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fixed body used by a handler class of one's own; nothing patched."""
     from sgpt.handlers import default_handler
@@ -464,6 +474,7 @@ def test_command_line_runs_three_commands(monkeypatch: pytest.MonkeyPatch, patch
     assert len(fake.requests) == 2
 
 
+@pytest.mark.stock_failure
 def test_command_line_stock_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     import typer
     from sgpt import main

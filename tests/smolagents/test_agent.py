@@ -70,6 +70,7 @@ TRUNCATED = [
 ]
 
 
+@pytest.mark.shim_only
 @pytest.mark.parametrize("wire", WIRES)
 def test_patched_agent_truncated_arguments_clear_error(wire: str, patched: None) -> None:
     """Truncated arguments: the agent stops with the core's error (smolagents wraps any

@@ -23,6 +23,11 @@ def test_bench_runs_and_results_are_equal() -> None:
         rows = module.main(["--quick"])
     finally:
         del sys.modules[spec.name]
-    assert {row["pattern"] for row in rows} == {"growing list (agent step)", "one-shot"}
+    assert {row["pattern"] for row in rows} == {
+        "growing list (agent step)",
+        "one-shot",
+        "generate_stream alone",
+        "generate_stream + step",
+    }
     assert all(row["equal"] for row in rows)
     assert all(row["stock_us_per_fragment"] is not None for row in rows)

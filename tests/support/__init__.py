@@ -11,6 +11,8 @@ Importable from every test folder (``pythonpath = ["tests"]`` in ``pyproject.tom
   way each SDK builds them;
 - :mod:`support.fixtures`: ``shim_fixture()``, a fixture that uninstalls shims before and
   after each test (and installs them for it, if asked).
+- :mod:`support.direct`: direct mode (``STREAMFIX_DIRECT=1``), the shim tests run against
+  a framework patched with ``docs/upstream/<framework>.patch``.
 
 A folder keeps its own shape tables and framework drivers (``tests/adk/shapes.py``, ...).
 """
@@ -18,6 +20,7 @@ A folder keeps its own shape tables and framework drivers (``tests/adk/shapes.py
 from __future__ import annotations
 
 from support.chunks import ABSENT, Chunk, chunk, tc
+from support.direct import deselect_in_direct_mode, direct, redirect
 from support.fixtures import shim_fixture
 from support.wire import KINDS, Kind, convert, to_litellm, to_openai
 
@@ -28,6 +31,9 @@ __all__ = [
     "Kind",
     "chunk",
     "convert",
+    "deselect_in_direct_mode",
+    "direct",
+    "redirect",
     "shim_fixture",
     "tc",
     "to_litellm",

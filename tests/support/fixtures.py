@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from support.direct import direct
+
 __all__ = ["shim_fixture", "uninstall"]
 
 
@@ -27,15 +29,26 @@ def uninstall(*names: str) -> None:
         importlib.import_module(f"streamfix_{name}").uninstall()
 
 
+def _assert_none_installed(names: tuple[str, ...]) -> None:
+    for name in names:
+        shim = importlib.import_module(f"streamfix_{name}")
+        assert not shim.installed(), f"direct mode, yet the {name} shim is installed"
+
+
 def shim_fixture(
     *names: str, install: bool = False, autouse: bool = False, name: str
 ) -> Callable[..., Any]:
     """A fixture that uninstalls the named shims before the test and after it; with
     ``install`` it installs each for the test itself (through the shim, not the registry).
 
-    ``name`` is the fixture's name; ``autouse`` gives it to every test in scope."""
+    ``name`` is the fixture's name; ``autouse`` gives it to every test in scope. In direct
+    mode (:mod:`support.direct`) it does neither: the framework itself is patched."""
 
     def around() -> Iterator[None]:
+        if direct():  # the framework itself is patched: no shim, and none installed
+            _assert_none_installed(names)
+            yield
+            return
         uninstall(*names)
         try:
             for shim in names if install else ():

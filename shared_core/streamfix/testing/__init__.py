@@ -7,6 +7,9 @@ pytest plugin, and what the doctor's drivers share.
 - captures: :func:`read_capture` (JSONL, raw SSE text or Ollama NDJSON; a
   :class:`CaptureError` for anything else), :func:`load_capture` (the same as a
   :class:`Scenario`), :func:`parse_sse` / :func:`parse_lines` (one stream's text);
+- scripted multi-round loops: :data:`ROUNDS` / :func:`rounds` (:class:`Rounds`: round
+  ``N`` answers only when the request carries rounds 1 to ``N - 1`` back right, else a
+  :class:`RoundMismatch`, which the server answers with HTTP 400);
 - the replay server: :class:`ReplayApp` (plain ASGI), :class:`ReplayServer` (on uvicorn in a
   background thread, the optional ``serve`` extra), and the ASGI helpers both it and
   ``streamfix record`` run on (:class:`BackgroundServer`, :func:`read_body`...);
@@ -20,11 +23,12 @@ it starts. The pytest plugin (loaded in every project that installs adk-streamfi
 imports this package only when one of its fixtures is used.
 """
 
-from . import _asgi, _capture, _corpus, _doctor, _server
+from . import _asgi, _capture, _corpus, _doctor, _rounds, _server
 from ._asgi import *  # noqa: F403
 from ._capture import *  # noqa: F403
 from ._corpus import *  # noqa: F403
 from ._doctor import *  # noqa: F403
+from ._rounds import *  # noqa: F403
 from ._server import *  # noqa: F403
 
 __all__: list[str] = []
@@ -32,4 +36,5 @@ __all__ += _asgi.__all__
 __all__ += _capture.__all__
 __all__ += _corpus.__all__
 __all__ += _doctor.__all__
+__all__ += _rounds.__all__
 __all__ += _server.__all__

@@ -41,6 +41,8 @@ class Scenario:
     the complete ones and ``partial_calls`` the cut ones (``arguments`` the raw text as
     received, which is also what the non-streamed response carries). ``follow_up`` is the
     text answered on the next turn, once the request carries tool results.
+    ``reasoning_details`` (F5) and ``thinking_blocks`` (F6) are the provider's reasoning
+    metadata as the non-streamed message carries it.
     """
 
     name: str
@@ -56,7 +58,14 @@ class Scenario:
     partial_calls: tuple[dict[str, Any], ...] = ()
     signatures: tuple[str | None, ...] = ()
     follow_up: str = "done"
+    reasoning_details: tuple[dict[str, Any], ...] = ()
+    thinking_blocks: tuple[dict[str, Any], ...] = ()
     model: str = field(default="", compare=False)
+
+    def reasoning_signatures(self) -> tuple[str, ...]:
+        """The signatures in the reasoning metadata (F5, F6): what must be sent back."""
+        entries = (*self.reasoning_details, *self.thinking_blocks)
+        return tuple(entry["signature"] for entry in entries if entry.get("signature"))
 
     @property
     def status(self) -> int:
@@ -85,6 +94,9 @@ def _openai_completion(scenario: Scenario) -> dict[str, Any]:
             _openai_call(call, json.dumps(call["arguments"]), signature)
             for call, signature in zip(scenario.calls, signatures, strict=True)
         ] + [_openai_call(call, call["arguments"], None) for call in scenario.partial_calls]
+    for key in ("reasoning_details", "thinking_blocks"):
+        if getattr(scenario, key):
+            message[key] = [dict(entry) for entry in getattr(scenario, key)]
     return {
         "id": "chatcmpl-streamfix",
         "object": "chat.completion",
@@ -478,7 +490,59 @@ def _openai_scenarios() -> list[Scenario]:
             calls=_BOTH,
             signatures=(_SIG_A, None),
         ),
+        Scenario(
+            "f5-reasoning-details",
+            "F5",
+            "signed reasoning as a gateway's reasoning_details entries, then a call",
+            "openai",
+            (
+                _role(),
+                _chunk({"reasoning": "Checking", "reasoning_details": [_detail("Checking")]}),
+                _chunk({"reasoning": " first.", "reasoning_details": [_detail(" first.")]}),
+                _chunk({"reasoning_details": [_detail(signature=_THINKING_SIG)]}),
+                _chunk(_calls(_tc(0, "call_a", "get_weather", w))),
+                _chunk({}, "tool_calls"),
+            ),
+            calls=(_CALL_A,),
+            reasoning_details=(_detail("Checking first.", signature=_THINKING_SIG),),
+        ),
+        Scenario(
+            "f6-thinking-blocks",
+            "F6",
+            "Anthropic thinking through litellm: text pieces, the signature on its own piece",
+            "openai",
+            (
+                _role(),
+                _chunk(_thinking("Let me", reasoning_content="Let me")),
+                _chunk(_thinking(" look.", reasoning_content=" look.")),
+                _chunk(_thinking("", signature=_THINKING_SIG)),
+                _chunk(_calls(_tc(0, "call_b", "get_time", t))),
+                _chunk({}, "tool_calls"),
+            ),
+            calls=(_CALL_B,),
+            thinking_blocks=(
+                {"type": "thinking", "thinking": "Let me look.", "signature": _THINKING_SIG},
+            ),
+        ),
     ]
+
+
+_THINKING_SIG = "RXJVQkNrWUlCUmdDSWtCemFXZHVaV1E="  # base64, as Anthropic signs thinking
+
+
+def _detail(text: str = "", **more: str) -> dict[str, Any]:
+    """One ``reasoning_details`` piece (F5) of entry 0, as OpenRouter streams them."""
+    entry: dict[str, Any] = {"type": "reasoning.text", "format": "anthropic-claude-v1"}
+    entry.update({"text": text} if text else {}, index=0, **more)
+    return entry
+
+
+def _thinking(text: str, signature: str | None = None, **delta: str) -> dict[str, Any]:
+    """A delta with one ``thinking_blocks`` piece (F6), as litellm streams Anthropic's."""
+    block: dict[str, Any] = {"type": "thinking", "thinking": text}
+    if signature is not None:
+        block["signature"] = signature
+    return {**delta, "thinking_blocks": [block]}
 
 
 def _ollama_scenarios() -> list[Scenario]:

@@ -50,7 +50,10 @@ class Outcome:
     surfaced (an error response, or the text of the exception it raised), ``crash`` true
     when that was an unhandled low-level exception (``KeyError``, ``JSONDecodeError``...)
     rather than an error the framework reports. ``signatures`` is whether each call kept
-    a thought signature, when the framework carries them (else ``None``).
+    a thought signature, when the framework carries them (else ``None``);
+    ``reasoning_signatures`` the signatures its message keeps in its reasoning metadata
+    (F5 ``reasoning_details``, F6 ``thinking_blocks``), when its message has a place for
+    them (else ``None``).
     """
 
     calls: tuple[tuple[str, Any], ...] = ()
@@ -58,6 +61,7 @@ class Outcome:
     error: str | None = None
     crash: bool = False
     signatures: tuple[bool, ...] | None = None
+    reasoning_signatures: tuple[str, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The outcome as plain JSON data."""
@@ -138,7 +142,36 @@ def message_outcome(message: Any) -> Outcome:
         (call.function.name, parse_arguments(call.function.arguments))
         for call in message.tool_calls or []
     )
-    return Outcome(calls, message.content or "")
+    return Outcome(
+        calls, message.content or "", reasoning_signatures=_reasoning_signatures(message)
+    )
+
+
+_REASONING = ("reasoning_details", "thinking_blocks")
+
+
+def _reasoning_signatures(message: Any) -> tuple[str, ...] | None:
+    """The signatures in a message's ``reasoning_details`` and ``thinking_blocks`` (as
+    attributes, or among litellm's ``provider_specific_fields``); ``None`` when the
+    message has neither, nor a declared field for them."""
+    declared = getattr(type(message), "model_fields", {})
+    extra = getattr(message, "provider_specific_fields", None)
+    found: list[str] = []
+    carried = False
+    for name in _REASONING:
+        entries = getattr(message, name, None)
+        if entries is None and isinstance(extra, dict):
+            entries = extra.get(name)
+        carried = carried or entries is not None or name in declared
+        for entry in entries or ():
+            signature = (
+                entry.get("signature")
+                if isinstance(entry, dict)
+                else getattr(entry, "signature", None)
+            )
+            if signature:
+                found.append(str(signature))
+    return tuple(found) if carried else None
 
 
 def openai_stream(bodies: Iterable[dict[str, Any]]) -> Iterator[Any]:
@@ -168,7 +201,8 @@ def judge(scenario: Scenario, outcome: Outcome) -> tuple[bool, str]:
       with incomplete arguments;
     - otherwise: no error, exactly the expected calls (names and arguments, in order),
       the expected text where the framework reports it, and every expected thought
-      signature kept where the framework carries them.
+      signature (on calls, and in the reasoning metadata: F5, F6) kept where the
+      framework carries them.
     """
     if scenario.error is not None:
         why = _judge_provider_error(scenario.error, outcome)
@@ -208,6 +242,9 @@ def _judge_complete(scenario: Scenario, outcome: Outcome) -> str:
         wanted = tuple(sig is not None for sig in scenario.signatures)
         if any(w and not got for w, got in zip(wanted, outcome.signatures, strict=False)):
             return "thought signature dropped"
+    kept = outcome.reasoning_signatures
+    if kept is not None and any(s not in kept for s in scenario.reasoning_signatures()):
+        return "reasoning signature dropped"
     return ""
 
 

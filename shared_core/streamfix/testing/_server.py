@@ -9,6 +9,11 @@
   ``"stream": false``), or the one non-streamed object.
 - ``GET /v1/models`` and ``GET /api/tags``: the scenario names.
 
+The model may also name a scripted multi-round loop (:data:`~streamfix.testing.ROUNDS`,
+``"rounds-ollama"``...): then the answer is the script's round ``N`` (one more than the
+request's assistant messages) once the earlier rounds came back right, else HTTP 400
+with what is wrong (:class:`~streamfix.testing.Rounds`).
+
 The scenario is the request's ``model`` (``"b3-same-index"``, ``"streamfix/b3-same-index"``
 or anything ending in ``/<name>``). Every event is sent, and flushed, on its own, so the
 chunk boundaries on the wire are exactly the scenario's. When the request already carries
@@ -33,6 +38,7 @@ from .._errors import StreamFixError
 from ._asgi import BackgroundServer, Message, Receive, Send, lifespan, read_json, send_json
 from ._capture import CAPTURE_NAME, read_capture
 from ._corpus import SCENARIOS, Dialect, Scenario, text_chunks
+from ._rounds import ROUNDS, RoundMismatch, Rounds
 
 __all__ = ["ReplayApp", "ReplayServer"]
 
@@ -44,6 +50,7 @@ class ReplayApp:
     scenarios: Mapping[str, Scenario] = field(default_factory=lambda: dict(SCENARIOS))
     capture: Scenario | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
+    rounds: Mapping[str, Rounds] = field(default_factory=lambda: dict(ROUNDS))
 
     async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -64,13 +71,17 @@ class ReplayApp:
             return
         body = await read_json(receive)
         self.requests.append({"path": path, **body})
+        dialect: Dialect = "ollama" if path == "/api/chat" else "openai"
+        script = self._script(str(body.get("model", "")))
+        if script is not None:
+            await _answer_round(send, script, body, dialect)
+            return
         scenario = self._scenario(str(body.get("model", "")))
         if scenario is None:
             known = ", ".join(sorted(self.scenarios))
             message = f"unknown scenario {body.get('model')!r}; known: {known}"
             await send_json(send, 404, {"error": {"message": message}})
             return
-        dialect: Dialect = "ollama" if path == "/api/chat" else "openai"
         await _answer(send, _turn(scenario, body), dialect, _streamed(body, dialect))
 
     def _scenario(self, model: str) -> Scenario | None:
@@ -78,6 +89,11 @@ class ReplayApp:
             return self.capture
         name = model.rsplit("/", 1)[-1].split(":", 1)[0]
         return self.scenarios.get(name)
+
+    def _script(self, model: str) -> Rounds | None:
+        if self.capture is not None:
+            return None
+        return self.rounds.get(model.rsplit("/", 1)[-1].split(":", 1)[0])
 
     def _models(self, path: str) -> dict[str, Any]:
         names = [CAPTURE_NAME] if self.capture is not None else sorted(self.scenarios)
@@ -113,6 +129,24 @@ def _turn(scenario: Scenario, body: Mapping[str, Any]) -> Scenario:
             finish_reason="stop",
         )
     return scenario
+
+
+async def _answer_round(
+    send: Send, script: Rounds, body: Mapping[str, Any], dialect: Dialect
+) -> None:
+    """The script's next round, or HTTP 400 when the request's history is wrong."""
+    try:
+        scenario = script.answer(body.get("messages"))
+    except RoundMismatch as error:
+        if dialect == "ollama":
+            payload: dict[str, Any] = {"error": str(error)}
+        else:
+            payload = {
+                "error": {"message": str(error), "type": "invalid_request_error", "code": 400}
+            }
+        await send_json(send, 400, payload)
+        return
+    await _answer(send, scenario, dialect, _streamed(body, dialect))
 
 
 async def _answer(send: Send, scenario: Scenario, dialect: Dialect, streamed: bool) -> None:

@@ -1,0 +1,204 @@
+"""The manual end-to-end check of an upstream patch: the framework, as installed (stock,
+or patched with ``docs/upstream/<framework>.patch``), over real HTTP against this
+project's replay server, no shim installed.
+
+    python tests/upstream_patch/e2e_check.py smolagents
+
+Prints the scenario, what the tools received and the step's recorded calls, for the
+streamed run and the non-streamed one. Run it in the ``upstream_patch`` session's venv
+(patched) and in a stock venv, and compare.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from streamfix.testing import ReplayServer
+
+__all__ = ["litellm_ollama_check", "main", "sgpt_check", "smolagents_check"]
+
+QUESTION = "What is the weather in Paris, and the time there?"
+
+
+def _smolagents_run(server: ReplayServer, client: str, model_id: str, stream: bool) -> None:
+    from smolagents import LiteLLMModel, OpenAIServerModel, ToolCallingAgent, tool
+
+    ran: list[tuple[str, str]] = []
+    lock = threading.Lock()  # smolagents runs parallel calls in threads
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather in a city.
+
+        Args:
+            city: the city's name.
+        """
+        with lock:
+            ran.append(("get_weather", city))
+        return f"sunny in {city}"
+
+    @tool
+    def get_time(zone: str) -> str:
+        """The time in a time zone.
+
+        Args:
+            zone: the time zone.
+        """
+        with lock:
+            ran.append(("get_time", zone))
+        return f"14:00 in {zone}"
+
+    model: Any
+    if client == "openai":
+        model = OpenAIServerModel(
+            model_id=model_id, api_base=server.openai_base_url, api_key="sk-x"
+        )
+    else:
+        base = server.ollama_base_url if model_id.startswith("ollama") else server.openai_base_url
+        model = LiteLLMModel(model_id=model_id, api_base=base, api_key="sk-x")
+    agent = ToolCallingAgent(
+        tools=[get_weather, get_time], model=model, stream_outputs=stream, max_steps=1,
+        verbosity_level=0,
+    )  # fmt: skip
+    agent.run(QUESTION)
+    step = agent.memory.steps[1]
+    calls = [(c.name, c.arguments) for c in step.tool_calls or []]
+    print(f"  {client} {model_id} stream={stream}: tools ran {sorted(ran)}; calls {calls}")
+
+
+def smolagents_check() -> None:
+    import smolagents
+
+    print(f"smolagents {smolagents.__version__} from {smolagents.__file__}")
+    with ReplayServer() as server:
+        for client, model_id in (("openai", "b2-same-index"), ("litellm", "openai/b3-same-index")):
+            for stream in (True, False):
+                _smolagents_run(server, client, model_id, stream)
+
+
+SGPT_FUNCTION = '''
+import os
+
+from pydantic import BaseModel, Field
+
+
+class Function(BaseModel):
+    """Records the shell command it would run (runs nothing)."""
+
+    shell_command: str = Field(..., description="Shell command to execute.")
+
+    @classmethod
+    def execute(cls, shell_command: str) -> str:
+        with open(os.environ["RECORD"], "a", encoding="utf-8") as out:
+            out.write(shell_command + "\\n")
+        return f"ran: {shell_command}"
+
+    @classmethod
+    def openai_schema(cls):
+        schema = cls.model_json_schema()
+        return {
+            "type": "function",
+            "function": {
+                "name": "execute_shell_command",
+                "description": "Executes a shell command.",
+                "parameters": {
+                    "type": "object",
+                    "properties": schema["properties"],
+                    "required": schema["required"],
+                },
+            },
+        }
+'''
+
+
+def sgpt_check() -> None:
+    """``python -m sgpt --functions`` in a fresh process, ``HOME`` of its own, against the
+    replay server's ``b1-three-commands`` (three parallel ``execute_shell_command`` calls)."""
+    import importlib.metadata
+    import os
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    print(f"shell-gpt {importlib.metadata.version('shell-gpt')}")
+    with ReplayServer() as server, tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        (home / "functions").mkdir()
+        (home / "functions" / "execute_shell_command.py").write_text(SGPT_FUNCTION)
+        env = {
+            **os.environ,
+            "HOME": folder,
+            "API_BASE_URL": server.openai_base_url,
+            "DEFAULT_MODEL": "b1-three-commands",
+            "OPENAI_FUNCTIONS_PATH": str(home / "functions"),
+            "PRETTIFY_MARKDOWN": "false",
+            "SHOW_FUNCTIONS_OUTPUT": "true",
+            "RECORD": str(home / "ran.txt"),
+        }
+        command = [sys.executable, "-m", "sgpt", "--no-cache", "--functions", "What is here?"]
+        print("$ sgpt --no-cache --functions 'What is here?'")
+        done = subprocess.run(
+            command, env=env, cwd=folder, capture_output=True, text=True, timeout=120, check=False
+        )
+        print(done.stdout.rstrip())
+        print("\n".join(done.stderr.rstrip().splitlines()[-3:]))
+        record = home / "ran.txt"
+        ran = record.read_text().splitlines() if record.exists() else []
+        print(f"exit code {done.returncode}; the tool ran for: {ran}")
+        print(f"requests to the server: {len(server.requests)}")
+
+
+def litellm_ollama_check() -> None:
+    """``litellm.completion(model="ollama_chat/...", stream=True)`` against the replay
+    server's Ollama ``/api/chat``: one call per NDJSON line, then an out-of-memory line."""
+    import importlib.metadata
+
+    import litellm
+
+    print(f"litellm {importlib.metadata.version('litellm')}")
+    user = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
+    with ReplayServer() as server:
+        model = "ollama_chat/ollama-call-per-line"
+        chunks = list(
+            litellm.completion(
+                model=model, messages=user, api_base=server.ollama_base_url, stream=True
+            )
+        )
+        indices = [c.index for k in chunks for c in k.choices[0].delta.tool_calls or []]
+        built = litellm.stream_chunk_builder(chunks).choices[0].message.tool_calls or []
+        print(f"  {model}: tool-call indices {indices}")
+        print(f"  stream_chunk_builder: {[(c.function.name, c.function.arguments) for c in built]}")
+        model = "ollama_chat/ollama-oom-error"
+        try:
+            for _ in litellm.completion(
+                model=model, messages=user, api_base=server.ollama_base_url, stream=True
+            ):
+                pass
+        except Exception as error:  # what litellm raises, printed as the user sees it
+            print(
+                f"  {model}: {type(error).__name__} (status {getattr(error, 'status_code', None)})"
+            )
+            print(f"    {str(error)[:160]}")
+
+
+CHECKS: dict[str, Callable[[], None]] = {
+    "smolagents": smolagents_check,
+    "sgpt": sgpt_check,
+    "litellm_ollama": litellm_ollama_check,
+}
+
+
+def main(argv: list[str]) -> int:
+    (framework,) = argv
+    import streamfix
+
+    assert not streamfix.installed(), "the check runs the framework as installed, no shim"
+    CHECKS[framework]()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
