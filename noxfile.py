@@ -270,7 +270,7 @@ def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
 
 
 # litellm: the newest release.
-LITELLM_VERSIONS = {"newest": "litellm"}
+LITELLM_VERSIONS = {"1.80": "litellm==1.80.*", "newest": "litellm"}
 
 
 @nox.session(python=PYTHON)
@@ -361,6 +361,7 @@ def bench(session: nox.Session) -> None:
     _show_versions(session, "openai", "litellm", "smolagents", "langchain-core")
     session.run("python", "bench/bench_assemble.py", *session.posargs, env=ENV)
     session.run("python", "bench/bench_openai.py", env=ENV)
+    session.run("python", "bench/bench_litellm.py", env=ENV)
 
 
 @nox.session(python=PYTHON)

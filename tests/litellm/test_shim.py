@@ -96,16 +96,17 @@ def test_install_uninstall_restore_exactly() -> None:
 
 
 @pytest.mark.shim_only
-def test_install_uninstall_restore_the_stream_wrapper_exactly() -> None:
+@pytest.mark.parametrize("method", ["chunk_creator", "_map_stream_exception"])
+def test_install_uninstall_restore_the_stream_wrapper_exactly(method: str) -> None:
     from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
 
     import streamfix_litellm
 
-    stock = CustomStreamWrapper.__dict__["chunk_creator"]
+    stock = CustomStreamWrapper.__dict__.get(method)  # _map_stream_exception: not in 1.80
     streamfix_litellm.install()
-    assert CustomStreamWrapper.__dict__["chunk_creator"] is not stock
+    assert CustomStreamWrapper.__dict__.get(method) is not stock or stock is None
     streamfix_litellm.uninstall()
-    assert CustomStreamWrapper.__dict__["chunk_creator"] is stock
+    assert CustomStreamWrapper.__dict__.get(method) is stock
 
 
 @pytest.mark.shim_only

@@ -9,6 +9,10 @@
 - an ``{"error": "..."}`` line (no ``message`` key, e.g. Ollama running out of memory)
   raises a 5xx litellm error carrying Ollama's own text (stock: ``KeyError: 'message'``
   reported as a 400);
+- ``stream_chunk_builder`` (at every binding site: ``litellm``, ``litellm.main``...)
+  assembles through streamfix's core and returns the ``ModelResponse`` litellm's
+  non-streamed path returns for the same response; provider errors and truncated calls
+  raise litellm's own exceptions (see ``_builder``);
 - a tool-call entry carrying only a thought signature (no ``function``) survives litellm's
   validation in OpenAI-compatible streams instead of emptying its chunk (stock: the
   signature is lost and Gemini rejects the next request).
@@ -24,6 +28,7 @@ Without patching, a subclass can use the fixed parser directly::
 
 from __future__ import annotations
 
+from ._builder import stream_chunk_builder
 from ._ollama import chunk_parser
 from ._openai import chunk_creator
 from ._patch import SHIM, SUPPORTED
@@ -31,4 +36,4 @@ from ._patch import SHIM, SUPPORTED
 available, install, installed, uninstall = SHIM.functions()
 
 __all__ = ["SUPPORTED", "available", "install", "installed", "uninstall"]
-__all__ += ["chunk_creator", "chunk_parser"]
+__all__ += ["chunk_creator", "chunk_parser", "stream_chunk_builder"]

@@ -1,5 +1,8 @@
-"""``streamfix doctor``'s driver for litellm: a corpus scenario's Ollama lines through
-``ollama_chat``'s chunk parser, then ``litellm.stream_chunk_builder``. litellm is imported
+"""``streamfix doctor``'s drivers for litellm. ``DRIVER`` (the ``litellm`` column): a
+corpus scenario's Ollama lines through ``ollama_chat``'s chunk parser, then
+``litellm.stream_chunk_builder``. ``OPENAI_DRIVER``: an OpenAI-compatible scenario's
+chunks as litellm's ``ModelResponseStream`` through ``litellm.stream_chunk_builder``
+(registered as a column of its own once it has an entry point). litellm is imported
 when a scenario is driven.
 """
 
@@ -11,7 +14,7 @@ from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "drive"]
+__all__ = ["DRIVER", "OPENAI_DRIVER", "drive", "drive_builder"]
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:
@@ -44,3 +47,46 @@ DRIVER = testing.Driver(
     "ollama_chat chunk_parser + stream_chunk_builder",
 )
 """What ``streamfix doctor`` runs for litellm (the ``DOCTOR`` of the ``litellm`` patch)."""
+
+
+def drive_builder(scenario: testing.Scenario) -> testing.Outcome:
+    """``litellm.stream_chunk_builder`` on the scenario's chunks as litellm's
+    ``ModelResponseStream`` (a tool-call entry without ``function`` gets an empty one, as
+    litellm's stream wrappers give it)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    litellm: Any = importlib.import_module("litellm")
+    stream_type: Any = importlib.import_module("litellm.types.utils").ModelResponseStream
+    chunks = []
+    for body in testing.fresh_chunks(scenario):
+        for choice in body.get("choices") or []:
+            for entry in (choice.get("delta") or {}).get("tool_calls") or []:
+                entry.setdefault("function", {})
+        chunks.append(stream_type(**body))
+    quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
+    try:
+        response = litellm.stream_chunk_builder(chunks)
+    except Exception as error:
+        return testing.failure(error)
+    finally:
+        litellm.suppress_debug_info = quiet
+    message = response.choices[0].message
+    outcome = testing.message_outcome(message)
+    signed = tuple(_signed(call) for call in message.tool_calls or [])
+    return testing.Outcome(outcome.calls, outcome.text, signatures=signed)
+
+
+def _signed(call: Any) -> bool:
+    google = (getattr(call, "extra_content", None) or {}).get("google") or {}
+    fields = getattr(call, "provider_specific_fields", None) or {}
+    return bool(google.get("thought_signature") or fields.get("thought_signature"))
+
+
+OPENAI_DRIVER = testing.Driver(
+    "litellm",
+    "litellm",
+    "openai",
+    "litellm",
+    drive_builder,
+    "stream_chunk_builder on ModelResponseStream chunks",
+)
+"""The OpenAI-compatible builder path, for a ``litellm-openai`` doctor column."""

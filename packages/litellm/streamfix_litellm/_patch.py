@@ -3,7 +3,9 @@
 Replaces ``OllamaChatCompletionResponseIterator.chunk_parser`` (Ollama ``/api/chat``: call
 indices and error lines; the iterator looks the method up on its class) and
 ``CustomStreamWrapper.chunk_creator`` (OpenAI-compatible streams: signature-only tool-call
-entries kept); :func:`uninstall` puts each original attribute back exactly.
+entries kept),
+and ``stream_chunk_builder`` at every binding site (``_builder``); :func:`uninstall` puts
+each original attribute back exactly.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ __all__ = ["SHIM", "SUPPORTED"]
 
 #: The litellm versions this shim was tested on.
 SUPPORTED = ">=1.80,<2"
+
+_FIXED_BUILDER = "streamfix_litellm._builder:stream_chunk_builder"
 
 SHIM = Shim(
     "streamfix_litellm",
@@ -30,6 +34,33 @@ SHIM = Shim(
             "CustomStreamWrapper.chunk_creator",
             "streamfix_litellm._openai:chunk_creator",
         ),
+        Site(
+            "litellm.litellm_core_utils.streaming_handler",
+            "CustomStreamWrapper._map_stream_exception",
+            "streamfix_litellm._errors:map_stream_exception",
+            optional=True,  # litellm releases without it map in-stream errors elsewhere
+        ),
+        # stream_chunk_builder in every module that binds it by name: the modules
+        # imported here first (so they bind the original), then litellm.main with
+        # ``everywhere``: every other module holding the same object (the defining
+        # streaming_chunk_builder_utils from litellm 1.81 on, litellm.main before that,
+        # and anything that imported it before install). litellm's own logging, cost and
+        # proxy code call ``litellm.stream_chunk_builder``; modules that import it inside
+        # a function read litellm.main or the defining module at call time.
+        Site(
+            "litellm.llms.openai.chat.guardrail_translation.handler",
+            "stream_chunk_builder",
+            _FIXED_BUILDER,
+            optional=True,
+        ),
+        Site(
+            "litellm.responses.litellm_completion_transformation.streaming_iterator",
+            "stream_chunk_builder",
+            _FIXED_BUILDER,
+            optional=True,
+        ),
+        Site("litellm", "stream_chunk_builder", _FIXED_BUILDER),
+        Site("litellm.main", "stream_chunk_builder", _FIXED_BUILDER, everywhere=True),
     ],
     trigger="litellm",
 )
