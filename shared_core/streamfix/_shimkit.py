@@ -23,7 +23,7 @@ import importlib.util
 import logging
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,8 +169,10 @@ class Shim:
     (``streamfix.install_on_import``), is the first site's module unless given.
     ``requires``: modules that must be importable for :meth:`available` (the framework,
     and what the fix uses with it). ``on_uninstall`` runs after every site is restored
-    (state a fixed stream may have left in the framework). The object itself is the
-    shim's ``streamfix.patches`` entry point.
+    (state a fixed stream may have left in the framework). ``more_drivers``: further
+    doctor columns of the same patch, ``{column: attribute of the package's _doctor}``
+    (a framework with two streaming paths). The object itself is the shim's
+    ``streamfix.patches`` entry point.
     """
 
     def __init__(
@@ -183,6 +185,7 @@ class Shim:
         trigger: str | None = None,
         requires: Sequence[str] = (),
         on_uninstall: Callable[[], None] | None = None,
+        more_drivers: Mapping[str, str] | None = None,
     ) -> None:
         in_range("0", supported)  # a malformed range fails at import, not at install
         self.package = package
@@ -193,6 +196,7 @@ class Shim:
         self.trigger = trigger or self.sites[0].module
         self.requires = tuple(requires) or (self.trigger.partition(".")[0],)
         self.on_uninstall = on_uninstall
+        self.more_drivers = dict(more_drivers or {})
         self._saved: list[_Saved] = []
 
     # The names the registry and the doctor read on a ``streamfix.patches`` entry point.
@@ -207,6 +211,14 @@ class Shim:
         """The doctor's driver for the framework, ``"module:attribute"`` (imported when
         the doctor runs it)."""
         return f"{self.package}._doctor:DRIVER"
+
+    @property
+    def DOCTORS(self) -> dict[str, str]:
+        """Every doctor column of the patch, ``{column: "module:attribute"}``: its own
+        name's :attr:`DOCTOR`, then ``more_drivers``. A column's driver names the patch
+        it installs (``Driver.name``)."""
+        more = {column: f"{self.package}._doctor:{a}" for column, a in self.more_drivers.items()}
+        return {self.name: self.DOCTOR, **more}
 
     def functions(
         self,

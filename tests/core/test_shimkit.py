@@ -170,3 +170,11 @@ def test_names_come_from_the_package() -> None:
     assert shim.DOCTOR == "streamfix_fw._doctor:DRIVER"
     assert shim.TRIGGER == "fw.sub"
     assert shim.requires == ("fw",)
+
+
+def test_doctor_columns_name_the_package_drivers() -> None:
+    """One doctor column per driver: the patch's own name, then ``more_drivers``."""
+    plain = Shim("streamfix_fw", "fw", ">=1.0,<2", [], trigger="fw")
+    assert plain.DOCTORS == {"fw": "streamfix_fw._doctor:DRIVER"} == {"fw": plain.DOCTOR}
+    two = Shim("streamfix_fw", "fw", ">=1.0,<2", [], trigger="fw", more_drivers={"fw-b": "B"})
+    assert two.DOCTORS == {"fw": "streamfix_fw._doctor:DRIVER", "fw-b": "streamfix_fw._doctor:B"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,7 @@ logger = logging.getLogger("streamfix")
 
 # The table's columns in the order the doctor always printed them (entry points come
 # sorted by name); a patch not listed here follows, in entry-point order.
-_COLUMNS = ("adk", "smolagents", "sgpt", "litellm")
+_COLUMNS = ("adk", "smolagents", "sgpt", "litellm", "litellm-openai", "openai")
 
 
 class Drivers(MutableMapping[str, Driver]):
@@ -96,12 +96,16 @@ def _driver_specs() -> dict[str, str]:
         if ep.name in specs:
             continue
         try:
-            spec = getattr(ep.load(), "DOCTOR", None)
+            patch = ep.load()
         except Exception:  # a broken shim is reported, never crashes the doctor
             logger.warning("streamfix doctor: could not load patch %s", ep.name, exc_info=True)
             continue
-        if isinstance(spec, str) and spec:
-            specs[ep.name] = spec
+        columns = getattr(patch, "DOCTORS", None)  # a shim kit patch: maybe several
+        if not isinstance(columns, Mapping):
+            columns = {ep.name: getattr(patch, "DOCTOR", None)}
+        for column, spec in columns.items():
+            if isinstance(spec, str) and spec:
+                specs.setdefault(str(column), spec)
     return specs
 
 
@@ -167,7 +171,7 @@ class Report:
 
 
 def _cell(
-    driver: Driver,
+    column: str,
     scenario: Scenario,
     stock: Outcome,
     patched: Outcome | None,
@@ -180,7 +184,7 @@ def _cell(
         ok, patched_why = judge(scenario, patched)
         patched_state = "ok" if ok else "lost"
     return Cell(
-        driver.name,
+        column,
         scenario.name,
         scenario.shape,
         "ok" if stock_ok else "lost",
@@ -194,17 +198,18 @@ def stock_and_patched(name: str, scenario: Scenario) -> tuple[Outcome, Outcome |
     """One scenario through one framework, stock then patched (``None`` when the patch
     could not be installed). Patches active before are put back afterwards."""
     driver = DRIVERS[name]
+    patch = driver.name  # a column's driver names the patch it installs
     before = installed()
-    uninstall(name)
+    uninstall(patch)
     try:
         stock = driver.drive(scenario)
-        if name not in install(name):
+        if patch not in install(patch):
             return stock, None
         return stock, driver.drive(scenario)
     finally:
-        uninstall(name)
-        if name in before:
-            install(name)
+        uninstall(patch)
+        if patch in before:
+            install(patch)
 
 
 def outcome_dict(outcome: Outcome | None) -> dict[str, Any] | None:
@@ -239,20 +244,21 @@ def _run_one(name: str, driver: Driver, corpus: dict[str, Scenario], report: Rep
         info["status"] = "not installed"
         return []
     cases = [s for s in corpus.values() if s.dialect == driver.dialect]
-    uninstall(name)
+    patch = driver.name  # a column's driver names the patch it installs
+    uninstall(patch)
     stock = [driver.drive(scenario) for scenario in cases]
     patch_error = None
-    if name in install(name):
+    if patch in install(patch):
         try:
             patched: list[Outcome | None] = [driver.drive(s) for s in cases]
         finally:
-            uninstall(name)
+            uninstall(patch)
         info["status"] = "patched"
     else:
-        patch_error = f"streamfix.install({name!r}) failed (see the log)"
+        patch_error = f"streamfix.install({patch!r}) failed (see the log)"
         patched = [None] * len(cases)
         info["status"] = "patch failed"
     return [
-        _cell(driver, scenario, s, p, patch_error)
+        _cell(name, scenario, s, p, patch_error)
         for scenario, s, p in zip(cases, stock, patched, strict=True)
     ]
