@@ -335,3 +335,82 @@ def test_the_client_gets_stocks_arguments(mode: str) -> None:
         client = stock
         asyncio.run(collect())
         assert stock.calls == [kwargs]
+
+
+# --- ADK's own handling of arguments it cannot parse strictly ---------------------------
+
+
+@pytest.mark.parametrize("finish", ["tool_calls", "length"])
+def test_non_strict_arguments_repaired_where_adk_repairs_them(mode: str, finish: str) -> None:
+    """``test_streaming_tool_call_repaired_with_*_finish_reason_warns_once`` (2.13):
+    unquoted keys. Where ADK's loop repairs them into the call (from 2.7; stock loses
+    nothing), patched gives the same responses; 1.x stock raises or drops the call, and
+    patched reports it (the core's malformed-arguments response)."""
+    chunks = [chunk(tc(0, "call_r", "lookup", "{q: ")), chunk(tc(0, args='"value"}'))]
+    chunks.append(chunk(finish=finish))
+    if _versions.forwarded_calls():
+        final = _only(_both(chunks))
+        assert calls_of(final) == [("call_r", "lookup", {"q": "value"})]
+        return
+    if mode == "stock":  # 1.x: JSONDecodeError with tool_calls; with length, no call
+        try:
+            responses = run(LiteLlm, chunks)
+        except ValueError:
+            return
+        assert not any(calls_of(r) for r in finals(responses))
+        return
+    (final,) = finals(run(LiteLlm, chunks))
+    assert final.error_code == types.FinishReason.MALFORMED_FUNCTION_CALL
+    assert not calls_of(final)
+
+
+@pytest.mark.parametrize("finish", ["tool_calls", "length"])
+def test_non_object_arguments_are_one_error_response(mode: str, finish: str) -> None:
+    """``test_streaming_tool_call_non_object_json_arguments_*`` (2.13): arguments that
+    are JSON but not an object. From 2.10 ADK's own error response (the text kept; one
+    response, the shim adds none), patched as stock; before, stock raises
+    (``ValidationError``) and patched gives the error response."""
+    chunks = [
+        chunk(content="Here:"),
+        chunk(tc(0, "call_n", "lookup", "[1, ")),
+        chunk(tc(0, args="2]")),
+        chunk(finish=finish),
+    ]
+    if _versions.malformed_settled():
+        responses = _both(chunks)
+    elif mode == "stock":
+        with pytest.raises(ValueError):  # pydantic's ValidationError
+            run(LiteLlm, chunks)
+        return
+    else:
+        responses = run(LiteLlm, chunks)
+    errors = [r for r in finals(responses) if r.error_code]
+    assert len(errors) == 1
+    assert errors[0].error_code in (
+        types.FinishReason.MALFORMED_FUNCTION_CALL,
+        types.FinishReason.MAX_TOKENS,
+    )
+    assert not any(calls_of(r) for r in finals(responses))
+
+
+def test_several_choices_log_one_error_and_keep_the_first(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``test_generate_content_async_stream_multiple_choices_logs_error_once``: choice 0
+    alone is kept; from 2.10 ADK logs one error for the other choice, patched as stock
+    (before, stock logs nothing and glues the choices' text)."""
+    chunks = [
+        chunk(content="Hello"),
+        chunk(content="Other", choice=1),
+        chunk(content=" candidate", choice=1),
+        chunk(finish="stop"),
+    ]
+    with caplog.at_level("ERROR"):
+        responses = run(LiteLlm, chunks)
+    final = [r for r in responses if not r.partial][-1]
+    assert final.content is not None and final.content.parts
+    # before 2.10 stock glues choice 1's text into choice 0's (E7): the patch's fix
+    glued = mode == "stock" and not _versions.multiple_choices_logged()
+    assert final.content.parts[0].text == ("HelloOther candidate" if glued else "Hello")
+    logged = [r for r in caplog.records if "Multiple choices found in streaming" in r.message]
+    assert len(logged) == (1 if _versions.multiple_choices_logged() else 0)

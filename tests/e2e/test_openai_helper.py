@@ -34,10 +34,15 @@ def _client(server: ReplayServer) -> openai.OpenAI:
 
 
 def _calls(message: Any) -> list[tuple[Any, ...]]:
-    return [
+    """The calls, then the reasoning metadata (F5, F6) where the message carries any."""
+    calls: list[tuple[Any, ...]] = [
         (call.id, call.function.name, json.loads(call.function.arguments))
         for call in message.tool_calls or []
     ]
+    for key in ("reasoning_details", "thinking_blocks"):
+        if getattr(message, key, None) is not None:
+            calls.append((key, getattr(message, key)))
+    return calls
 
 
 def _streamed(server: ReplayServer, name: str) -> Any:

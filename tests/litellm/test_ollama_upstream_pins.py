@@ -16,6 +16,14 @@ from typing import Any
 import pytest
 
 import streamfix_litellm
+from streamfix._shimkit import release
+
+#: The upstream tests pinned here are those of litellm 1.110 (the newest release tested).
+#: 1.80 predates three of them: its parser keeps only the first two thinking lines as
+#: reasoning, reads the content after a thinking line as reasoning too, and leaves
+#: Ollama's ``stop`` after a call as it is. There both runs give 1.80's own outcome (and
+#: the patched chunks equal stock's, as everywhere).
+UPSTREAM_TESTS = release("litellm") >= (1, 110)
 
 
 def _iterator() -> Any:
@@ -76,7 +84,8 @@ def test_every_thinking_line_is_reasoning_content(parse: Any) -> None:
     """``test_multiple_thinking_chunks_all_returned_as_reasoning_content``."""
     lines = [_line(thinking=f"step {i}") for i in range(6)]
     chunks = parse(*lines)
-    assert [c.choices[0].delta.reasoning_content for c in chunks] == [f"step {i}" for i in range(6)]
+    expected = [f"step {i}" if UPSTREAM_TESTS or i < 2 else None for i in range(6)]
+    assert [getattr(c.choices[0].delta, "reasoning_content", None) for c in chunks] == expected
 
 
 @pytest.mark.parametrize(
@@ -95,8 +104,10 @@ def test_reasoning_then_content(
     first, second = parse(thinking, answer)
     assert first.choices[0].delta.reasoning_content == reasoning
     assert first.choices[0].delta.content is None
-    assert second.choices[0].delta.content == text
-    assert getattr(second.choices[0].delta, "reasoning_content", None) is None
+    as_reasoning = not UPSTREAM_TESTS and "thinking" in thinking["message"]  # 1.80
+    assert second.choices[0].delta.content == (None if as_reasoning else text)
+    second_reasoning = getattr(second.choices[0].delta, "reasoning_content", None)
+    assert second_reasoning == (text if as_reasoning else None)
 
 
 def test_the_done_line_keeps_its_thinking_and_finish(parse: Any) -> None:
@@ -119,5 +130,5 @@ def test_a_call_then_done_with_usage(parse: Any) -> None:
     (entry,) = first.choices[0].delta.tool_calls
     assert (entry.index, entry.function.name) == (0, "get_time")
     assert entry.function.arguments == '{"zone": "UTC"}'
-    assert last.choices[0].finish_reason == "tool_calls"
+    assert last.choices[0].finish_reason == ("tool_calls" if UPSTREAM_TESTS else "stop")
     assert (last.usage.prompt_tokens, last.usage.completion_tokens) == (21, 8)

@@ -85,7 +85,14 @@ from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 import streamfix
 from streamfix._fastpath import field as _field
 
-from ._versions import forwarded_calls, index_zero_kept, live_calls, thoughts_joined
+from ._versions import (
+    forwarded_calls,
+    index_zero_kept,
+    live_calls,
+    malformed_settled,
+    multiple_choices_logged,
+    thoughts_joined,
+)
 
 __all__ = ["StreamFixLiteLlm", "fixed_generate_content_async"]
 
@@ -115,6 +122,15 @@ INDEX_ZERO_KEPT = index_zero_kept()
 #: From google-adk 2.10 ADK's stream loop joins a final response's streamed thought parts
 #: as its non-streamed path builds them; before, ``_join_thoughts`` does.
 THOUGHTS_JOINED = thoughts_joined()
+#: From 2.13 ADK settles arguments it cannot parse itself (repairs, or its own error
+#: response): a malformed call ADK was sent exactly as assembled is left to it.
+MALFORMED_SETTLED = malformed_settled()
+#: From 2.10 ADK logs one error for a stream with several choices; it sees choice 0 alone
+#: here, so the fixed path logs it, once per stream, in ADK's words on ADK's logger.
+MULTIPLE_CHOICES_LOGGED = multiple_choices_logged()
+_MULTIPLE_CHOICES = (
+    "Multiple choices found in streaming response but only the first one will be used."
+)
 
 
 @dataclass
@@ -186,8 +202,12 @@ async def _canonical_stream(
     assembler = streamfix.ToolCallAssembler(state.tools)
     live = _LiveCalls(guard_index_zero=not INDEX_ZERO_KEPT) if state.live else None
     started = content = 0
+    several = not MULTIPLE_CHOICES_LOGGED  # whether the log is done (or not ADK's)
     async for chunk in chunks:
         events = assembler.feed(chunk)  # a ProviderStreamError propagates through ADK's loop
+        if not several and _several_choices(chunk):
+            several = True
+            _adk.logger.error(_MULTIPLE_CHOICES)
         state.model = getattr(chunk, "model", None) or state.model
         if live is None:
             passed = _pass_through(chunk)
@@ -262,6 +282,24 @@ def _own_signatures(
     return replace(message, tool_calls=calls)
 
 
+def _repaired(arguments: str) -> bool:
+    """Whether ADK's own lenient parser turns ``arguments`` into an object (below
+    ``MALFORMED_SETTLED``, where its loop raises on what the parser cannot read)."""
+    parse = getattr(_adk, "_parse_tool_call_arguments", None)
+    if parse is None:
+        return False
+    try:
+        return isinstance(parse(arguments), dict)
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return False
+
+
+def _several_choices(chunk: Any) -> bool:
+    """What ADK's loop logs once: the chunk has several choices, or one that is not 0."""
+    choices = _field(chunk, "choices") or ()
+    return len(choices) > 1 or any(_field(choice, "index") for choice in choices)
+
+
 def _finish_reason(chunk: Any) -> str | None:
     """The finish reason of the chunk's first choice, if it has one."""
     choices = _field(chunk, "choices") or ()
@@ -300,10 +338,14 @@ def _ending(
         message = assembler.finish().with_unique_ids()  # ADK answers calls by id (G3)
         message = _own_signatures(message, state.signatures)
     except _FAILURE_ERRORS as error:
+        reason = error.message.finish_reason if error.message else None
+        if live is not None and live.settles(error):
+            state.finish_reason = reason  # ADK repairs or reports them, as on stock
+            return [_chunk(state.model, Delta(), reason)] if reason else []
         # ADK finalizes the text and reasoning passed on; the error response for the
         # calls is added after ADK's loop (fixed_generate_content_async).
         state.failure = error
-        state.finish_reason = error.message.finish_reason if error.message else None
+        state.finish_reason = reason
         if live is not None and live.sent:
             state.second_pass = state.passed
         return []
@@ -449,6 +491,25 @@ class _LiveCalls:
         return call_id is not None and any(
             sent.id == call_id for sent in self.sent if sent is not this
         )
+
+    def settles(self, error: streamfix.StreamFixError) -> bool:
+        """Whether ADK's loop settles ``error``'s calls as on stock: the arguments are
+        malformed (not cut off, not too large), every call has a name, ADK was sent each
+        call exactly as assembled, and ADK either settles any such arguments itself
+        (``MALFORMED_SETTLED``: it repairs them or reports them) or its own lenient
+        parser repairs these (from 2.7: unquoted keys, Python literals)."""
+        if type(error) is not streamfix.MalformedToolCallError or error.message is None:
+            return False
+        partial = error.partial_arguments
+        if not all(error.partial_names.values()):
+            return False  # E9: a call without a name is the core's error to report
+        if len(self.sent) != len(error.message.tool_calls) + len(partial):
+            return False
+        faithful = all(sent.faithful for sent in self.sent) and all(
+            position < len(self.sent) and "".join(self.sent[position].arguments) == text
+            for position, text in partial.items()
+        )
+        return faithful and (MALFORMED_SETTLED or all(map(_repaired, partial.values())))
 
     def sent_exactly(self, calls: list[streamfix.ToolCall]) -> bool:
         """Whether ADK was sent exactly ``calls`` (signatures: none or the same)."""

@@ -10,11 +10,15 @@ __all__ = [
     "FORWARDED_CALLS_FROM",
     "INDEX_ZERO_KEPT_FROM",
     "LIVE_CALLS_FROM",
+    "MALFORMED_SETTLED_FROM",
+    "MULTIPLE_CHOICES_LOGGED_FROM",
     "SUPPORTED",
     "THOUGHTS_JOINED_FROM",
     "forwarded_calls",
     "index_zero_kept",
     "live_calls",
+    "malformed_settled",
+    "multiple_choices_logged",
     "thoughts_joined",
 ]
 
@@ -50,6 +54,22 @@ INDEX_ZERO_KEPT_FROM = (2, 13)
 #: is dropped).
 THOUGHTS_JOINED_FROM = (2, 10)
 
+#: From 2.10 ADK's stream loop settles tool-call arguments it cannot parse as strict JSON
+#: itself: it repairs non-strict JSON (unquoted keys, Python literals; 2.13 also Markdown
+#: fences, with one warning), and reports arguments that stay unparseable, or are JSON but
+#: not an object, as ``MALFORMED_FUNCTION_CALL`` (``MAX_TOKENS`` after ``length``) with
+#: the text kept (2.13's tests ``test_streaming_tool_call_repaired_with_*_warns_once``,
+#: ``test_streaming_tool_call_non_object_json_arguments_*``). There a malformed call ADK
+#: was sent exactly as assembled is ADK's to settle, as on stock. 2.8 repairs such
+#: arguments too but raises on the rest: there only what its parser repairs is left to
+#: it. 2.9 is not tested.
+MALFORMED_SETTLED_FROM = (2, 10)
+
+#: From 2.10 ADK's stream loop logs one error for a stream with several choices
+#: ("Multiple choices found in streaming response ..."); the fixed path hands it choice 0
+#: alone, so it logs that error itself there.
+MULTIPLE_CHOICES_LOGGED_FROM = (2, 10)
+
 
 @functools.cache
 def _installed() -> tuple[int, ...]:
@@ -74,3 +94,13 @@ def index_zero_kept() -> bool:
 def thoughts_joined() -> bool:
     """Whether the installed google-adk joins streamed thought parts itself."""
     return _installed() >= THOUGHTS_JOINED_FROM
+
+
+def malformed_settled() -> bool:
+    """Whether the installed google-adk settles unparseable tool-call arguments itself."""
+    return _installed() >= MALFORMED_SETTLED_FROM
+
+
+def multiple_choices_logged() -> bool:
+    """Whether the installed google-adk logs a stream with several choices."""
+    return _installed() >= MULTIPLE_CHOICES_LOGGED_FROM
