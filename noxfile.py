@@ -192,9 +192,18 @@ def smolagents_upstream(session: nox.Session, smolagents: str) -> None:
     tmp = session.create_tmp()
     prepare = session.run("python", f"{here}/prepare_sdist.py", tmp, env=ENV, silent=True)
     sdist = str(prepare).strip().splitlines()[-1]
+    deselect = [f"--deselect={t}" for t in sorted(SMOLAGENTS_UPSTREAM_DESELECT)]
+    _stock_then_patched(session, here, sdist, SMOLAGENTS_UPSTREAM_TESTS, tmp, deselect)
+
+
+def _stock_then_patched(
+    session: nox.Session, here: str, sdist: str, tests: list[str], tmp: str, more: list[str]
+) -> None:
+    """A framework's own tests from its sdist, stock then patched (``here``'s
+    ``streamfix_upstream_plugin``), compared per test id: no test that passes stock
+    fails patched."""
     env = {**ENV, "PYTHONPATH": os.path.abspath(here)}
     reports = {}
-    deselect = [f"--deselect={t}" for t in sorted(SMOLAGENTS_UPSTREAM_DESELECT)]
     for run, stock, tb in (("stock", "1", "no"), ("patched", "", "short")):
         reports[run] = os.path.join(tmp, f"{run}.xml")
         session.run(
@@ -209,13 +218,14 @@ def smolagents_upstream(session: nox.Session, smolagents: str) -> None:
             "-c",
             f"{sdist}/pytest.ini",
             f"--junitxml={reports[run]}",
-            *deselect,
-            *(f"{sdist}/{t}" for t in SMOLAGENTS_UPSTREAM_TESTS),
+            *more,
+            *(f"{sdist}/{t}" for t in tests),
             *session.posargs,
             env={**env, "STREAMFIX_STOCK": stock},
             success_codes=[0, 1],
         )
-    session.run("python", f"{here}/compare_runs.py", reports["stock"], reports["patched"])
+    compare = "tests/smolagents_upstream/compare_runs.py"
+    session.run("python", compare, reports["stock"], reports["patched"])
 
 
 # shell_gpt: the 1.5 series (issue 5).
@@ -329,29 +339,7 @@ def openai_upstream(session: nox.Session, openai: str) -> None:
     prepare = session.run("python", f"{here}/prepare_sdist.py", tmp, env=ENV, silent=True)
     sdist = str(prepare).strip().splitlines()[-1]
     tests = [t for t in OPENAI_UPSTREAM_TESTS if os.path.exists(os.path.join(sdist, t))]
-    env = {**ENV, "PYTHONPATH": os.path.abspath(here)}
-    reports = {}
-    for run, stock, tb in (("stock", "1", "no"), ("patched", "", "short")):
-        reports[run] = os.path.join(tmp, f"{run}.xml")
-        session.run(
-            "pytest",
-            "-p",
-            "streamfix_upstream_plugin",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            f"--tb={tb}",
-            f"--rootdir={sdist}",
-            "-c",
-            f"{sdist}/pytest.ini",
-            f"--junitxml={reports[run]}",
-            *(f"{sdist}/{t}" for t in tests),
-            *session.posargs,
-            env={**env, "STREAMFIX_STOCK": stock},
-            success_codes=[0, 1],
-        )
-    compare = "tests/smolagents_upstream/compare_runs.py"
-    session.run("python", compare, reports["stock"], reports["patched"])
+    _stock_then_patched(session, here, sdist, tests, tmp, [])
 
 
 @nox.session(python=PYTHON)
