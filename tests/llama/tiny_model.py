@@ -27,7 +27,7 @@ calls ``get_weather`` with ``{"city": "Paris"}``; where the grammar allows more 
 (``parallel_tool_calls``), a second call follows, ``get_time`` with ``{"zone": "UTC"}``, then
 the end; a small ``max_tokens`` cuts a call off; without tools the answer is ``OK.``.
 
-Run as a script to write the file: ``python tests/llama/model.py OUT.gguf``.
+Run as a script to write the file: ``python tests/llama/tiny_model.py OUT.gguf``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """llama-server on 127.0.0.1, started and stopped by its process id.
 
 :func:`serve` writes nothing itself: it takes the binary (``build_server.build()``) and
-the model file (``model.write_model``), starts ``llama-server`` on a free port with one
+the model file (``tiny_model.write_model``), starts ``llama-server`` on a free port with one
 slot, waits for ``/health`` and yields the OpenAI-compatible base URL (``.../v1``); at the
 end it stops that process (terminate, wait, kill). Standard library only.
 """
