@@ -53,57 +53,56 @@ CONST_VALUE = 16.0
 MARKER_VALUE = 8.0
 #: flag name -> (marker token, its dimension in the embedding, the flag's dimension).
 FLAGS = {
-    "tools": ("<tools>", 62, 61),
-    "called": ("</tool_call>", 60, 59),
-    "second": ("UTC", 58, 57),
+    "tools": ("<tools>", 62, 61),  # tools were given
+    "called": ('"Paris"', 60, 59),  # the first call's argument was written
+    "second": ('"UTC"', 58, 57),  # the second call's argument was written
 }
 FLAG_VALUE = 2.0
 ATTENTION_SCORE = 30.0  # a marker's attention score, against 0 for every other position
 FEATURES = 56  # dimensions 0 .. FEATURES - 1 carry the bigram features
 
 CONTROL = ["<unk>", "<s>", "</s>", "<|im_start|>", "<|im_end|>"]
-USER_DEFINED = ["<tool_call>", "</tool_call>", "<tools>", "UTC"]
+#: User-defined tokens: the call tags, the tools tag, and the two argument values, each one
+#: token with its quotes (so a string value opens and closes at once, and the flags can
+#: tell a written argument from the same word in the prompt).
+USER_DEFINED = ["<tool_call>", "</tool_call>", "<tools>", '"Paris"', '"UTC"']
 EOG = "<|im_end|>"
 NEWLINE = "<0x0A>"
 SPACE = "\u2581"
 
-#: Every token's fixed bias, through the bias channel (tokens not named: 0).
+#: Every token's fixed bias, through the bias channel (tokens not named: 0; byte
+#: fallbacks and control tokens -10).
 BIASES: dict[str, float] = {
     '"': 2.0,
     "}": 2.0,
     SPACE: -8.0,
     "<tool_call>": -12.0,
-    "</tool_call>": 0.0,
-    EOG: 0.0,
 }
 #: (current token, next token, strength): the preferred successors.
 BIGRAMS: list[tuple[str, str, float]] = [
-    (NEWLINE, "O", 8.0),  # plain text: "OK."
+    (NEWLINE, "O", 8.0),  # plain text: "OK." and the end
     ("O", "K", 12.0),
     ("K", ".", 12.0),
     (".", EOG, 12.0),
-    (NEWLINE, "<tool_call>", 10.0),  # with tools (and the tools flag) a call opens
+    (NEWLINE, "<tool_call>", 10.0),  # with tools (the tools flag too) a call opens
     ("<tool_call>", "{", 8.0),
     ("_", "w", 5.0),  # get_weather first ...
     ("_", "t", 3.0),
-    ('"', "P", 12.0),  # ... with "Paris"
-    ("P", "a", 12.0),
-    ("a", "r", 12.0),
-    ("r", "i", 12.0),
-    ("i", "s", 12.0),
-    ("s", '"', 14.0),
-    ('"', "UTC", 4.0),
-    ("UTC", '"', 14.0),
-    ("}", "</tool_call>", 8.0),
-    ("</tool_call>", "<tool_call>", 10.0),  # another call, where the grammar allows it
-    ("</tool_call>", EOG, 6.0),
+    (":", '"Paris"', 12.0),  # ... with "Paris" (where the grammar allows a string value)
+    (SPACE, '"Paris"', 12.0),
+    (":", '"UTC"', 4.0),
+    (SPACE, '"UTC"', 4.0),
+    ("}", ",", 8.0),  # another call in the same tags, where the grammar allows it ...
+    ("}", "</tool_call>", 6.0),  # ... else the end of the call
+    (",", "{", 8.0),
+    ("</tool_call>", EOG, 10.0),
 ]
 #: (flag, next token, strength): what a flag adds.
 FLAG_BIASES: list[tuple[str, str, float]] = [
     ("tools", "<tool_call>", 14.0),
     ("called", "t", 6.0),  # the second call is get_time ...
-    ("called", "UTC", 10.0),  # ... with "UTC"
-    ("second", EOG, 20.0),  # and it is the last
+    ("called", '"UTC"', 12.0),  # ... with "UTC"
+    ("second", "</tool_call>", 20.0),  # and it is the last
 ]
 
 CHAT_TEMPLATE = """\
