@@ -7,25 +7,32 @@ grammar gives the answers the tests need:
 
 - the vocabulary is SentencePiece-style: control tokens, byte fallbacks ``<0x00>`` ..
   ``<0xFF>``, one token per printable ASCII character (``▁`` for the space), and the
-  user-defined tokens ``<tool_call>``, ``</tool_call>``, ``<tools>`` and ``UTC``;
+  user-defined tokens ``<tool_call>``, ``</tool_call>``, ``<tools>``, ``"Paris"`` and
+  ``"UTC"`` (the two argument values, quotes included: a string value opens and closes
+  in one token, so no string is ever filled with other tokens until ``max_tokens``);
 - the chat template (``tokenizer.chat_template``) is Hermes-style: the tools' JSON inside
   ``<tools>`` in the system message, every call as ``<tool_call>\\n{"name": ..., "arguments":
   ...}\\n</tool_call>``; llama-server (``--jinja``) derives its grammar and its parser from it;
 - one hidden dimension is held constant (the *bias channel*, :data:`CONST`): through the
-  output weights it gives every token a fixed bias (byte fallbacks, control tokens and
-  white space disfavoured);
+  output weights it gives every token a fixed bias (:data:`BIASES`: byte fallbacks,
+  control tokens, white space and ``<tool_call>`` disfavoured);
 - the embedding of the current token carries a feature per token that has a preferred
-  successor (a bigram table, :data:`BIGRAMS`): ``"`` then ``Paris`` then ``"``, ``}`` then
-  ``</tool_call>``, and for plain text ``OK.`` then end of generation;
+  successor (a bigram table, :data:`BIGRAMS`): a line break opens ``<tool_call>`` (when
+  tools are given), ``:`` is followed by ``"Paris"``, ``}`` by ``,`` (another call, where
+  the grammar allows it) or ``</tool_call>``, ``</tool_call>`` by the end; plain text is
+  ``OK.`` and the end;
 - three heads of the first layer look for one marker token each anywhere in the context
   (a query from the bias channel, a key only on the marker, in the slowest-rotating RoPE
-  pair, so the score does not depend on the distance) and write a flag dimension: tools
-  given (``<tools>``), a call already made (``</tool_call>``), the second call made (``UTC``).
+  pair, so the score does not depend on the distance) and write a flag dimension
+  (:data:`FLAGS`, :data:`FLAG_BIASES`): tools given (``<tools>``: ``<tool_call>`` wins),
+  a first call written (``"Paris"``: the next is ``get_time`` with ``"UTC"``), the second
+  call written (``"UTC"``: the call tags close).
 
 So: with tools, the answer opens ``<tool_call>`` (the grammar then holds the structure) and
 calls ``get_weather`` with ``{"city": "Paris"}``; where the grammar allows more calls
-(``parallel_tool_calls``), a second call follows, ``get_time`` with ``{"zone": "UTC"}``, then
-the end; a small ``max_tokens`` cuts a call off; without tools the answer is ``OK.``.
+(``parallel_tool_calls``: several calls inside one pair of tags, comma-separated), a
+second follows, ``get_time`` with ``{"zone": "UTC"}``, then the end; a small
+``max_tokens`` cuts a call off; without tools the answer is ``OK.``. Temperature 0: greedy.
 
 Run as a script to write the file: ``python tests/llama/tiny_model.py OUT.gguf``.
 """
