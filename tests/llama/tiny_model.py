@@ -58,21 +58,38 @@ NOISE = 0.02  # the standard deviation of the random weights
 CONST = 63  # the bias channel
 CONST_VALUE = 16.0
 MARKER_VALUE = 8.0
-#: flag name -> (marker token, its dimension in the embedding, the flag's dimension).
+#: flag name -> (marker token, its dimension in the embedding, the flag's dimension); one
+#: head of the first layer each.
 FLAGS = {
     "tools": ("<tools>", 62, 61),  # tools were given
-    "called": ('"Paris"', 60, 59),  # the first call's argument was written
-    "second": ('"UTC"', 58, 57),  # the second call's argument was written
+    "both": ("both", 60, 59),  # the user asked for both (calls)
+    "called": ('"Paris"', 58, 57),  # the first call's argument was written
+    "second": ('"UTC"', 56, 55),  # the second call's argument was written
 }
 FLAG_VALUE = 2.0
 ATTENTION_SCORE = 30.0  # a marker's attention score, against 0 for every other position
-FEATURES = 56  # dimensions 0 .. FEATURES - 1 carry the bigram features
+FEATURES = 55  # dimensions 0 .. FEATURES - 1 carry the bigram features
 
 CONTROL = ["<unk>", "<s>", "</s>", "<|im_start|>", "<|im_end|>"]
-#: User-defined tokens: the call tags, the tools tag, and the two argument values, each one
-#: token with its quotes (so a string value opens and closes at once, and the flags can
-#: tell a written argument from the same word in the prompt).
-USER_DEFINED = ["<tool_call>", "</tool_call>", "<tools>", '"Paris"', '"UTC"']
+#: User-defined tokens: the call tags, the tools tag, the word ``both``, and the JSON
+#: strings of a call (keys, names, the two argument values), each one token with its
+#: quotes: a string opens and closes in one token (no string is ever filled with other
+#: tokens until ``max_tokens``), a whole call is 16 tokens, and the flags can tell a
+#: written argument from the same word in the prompt.
+USER_DEFINED = [
+    "<tool_call>",
+    "</tool_call>",
+    "<tools>",
+    "both",
+    '"name"',
+    '"arguments"',
+    '"get_weather"',
+    '"get_time"',
+    '"city"',
+    '"zone"',
+    '"Paris"',
+    '"UTC"',
+]
 EOG = "<|im_end|>"
 NEWLINE = "<0x0A>"
 SPACE = "\u2581"
@@ -91,25 +108,24 @@ BIGRAMS: list[tuple[str, str, float]] = [
     ("O", "K", 12.0),
     ("K", ".", 12.0),
     (".", EOG, 12.0),
-    (NEWLINE, "<tool_call>", 10.0),  # with tools (the tools flag too) a call opens
-    ("<tool_call>", "{", 8.0),
-    ("_", "w", 5.0),  # get_weather first ...
-    ("_", "t", 3.0),
-    (":", '"Paris"', 12.0),  # ... with "Paris" (where the grammar allows a string value)
-    (SPACE, '"Paris"', 12.0),
+    (NEWLINE, "<tool_call>", 10.0),  # with tools (the tools flag too) a call opens ...
+    ("<tool_call>", NEWLINE, 20.0),  # ... as the template writes it: "<tool_call>\n"
+    (":", '"get_weather"', 5.0),  # get_weather first ...
+    (":", '"get_time"', 3.0),
+    (":", '"Paris"', 12.0),  # ... with "Paris" (where the grammar takes a string value)
     (":", '"UTC"', 4.0),
-    (SPACE, '"UTC"', 4.0),
-    ("}", ",", 8.0),  # another call in the same tags, where the grammar allows it ...
-    ("}", "</tool_call>", 6.0),  # ... else the end of the call
+    ("}", "</tool_call>", 6.0),  # the end of the call ...
+    ("}", ",", 4.0),  # ... or another in the same tags, where the grammar allows it
     (",", "{", 8.0),
     ("</tool_call>", EOG, 10.0),
 ]
 #: (flag, next token, strength): what a flag adds.
 FLAG_BIASES: list[tuple[str, str, float]] = [
     ("tools", "<tool_call>", 14.0),
-    ("called", "t", 6.0),  # the second call is get_time ...
-    ("called", '"UTC"', 12.0),  # ... with "UTC"
-    ("second", "</tool_call>", 20.0),  # and it is the last
+    ("both", ",", 6.0),  # asked for both: a second call follows the first ...
+    ("called", '"get_time"', 6.0),  # ... get_time ...
+    ("called", '"UTC"', 12.0),  # ... with "UTC" ...
+    ("second", "</tool_call>", 20.0),  # ... and it is the last
 ]
 
 CHAT_TEMPLATE = """\
