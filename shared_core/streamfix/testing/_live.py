@@ -149,7 +149,8 @@ class LiveResult:
     non-streamed, read from the server's JSON), the framework's streamed answer ``stock``
     and ``patched``, each judged against the reference (:func:`judge_live`).
     ``reference_finish`` is the reference's finish reason; ``request`` the request the
-    framework sent (the reference's, without ``stream``)."""
+    framework sent, as the server received it (the reference is the same with
+    ``"stream": false``)."""
 
     framework: str
     case: str
@@ -497,7 +498,7 @@ def live_check(framework: str, target: LiveTarget, case: LiveCase) -> LiveResult
         stock, patched = stock_then_patched(framework, run)
     request = next((r for r in sent if r is not None), None)
     if request is not None:
-        request = {k: v for k, v in request.items() if k not in ("path", "stream")}
+        request = {k: v for k, v in request.items() if k != "path"}
     reference, finish = reference_outcome(target, case, request)
     if patched is None:
         patched = Outcome(error=f"streamfix.install({driver.name!r}) failed (see the log)")
