@@ -49,7 +49,13 @@ def stock_ok_expected(framework: str, name: str) -> bool:
 
 def check(server: ReplayServer, framework: str, name: str) -> LiveResult:
     scenario = SCENARIOS[name]
+    before = len(server.requests)
     result = live_check(framework, target(server, name), case_for(scenario))
+    # The server saw the stock run's request, the patched run's, then the reference: a
+    # request after a run's first (a tool result sent back) is the proxy's to answer.
+    seen = server.requests[before:]
+    assert [r.get("stream", scenario.dialect == "ollama") for r in seen] == [True, True, False]
+    assert seen[0] == seen[1]  # stock and patched send the same request
     assert result.framework == framework and result.case == case_for(scenario).name
     assert result.usable
     assert result.reference == expected(scenario)
