@@ -34,11 +34,9 @@ def doctor_says_stock_ok(framework: str, name: str) -> bool:
 
 
 def stock_ok_expected(framework: str, name: str) -> bool:
-    if framework == "adk":
-        # Over real HTTP litellm's providers hand ADK one call per index, each with an
-        # id, and a cut-off call as ADK's own error: stock ADK is right on every one of
-        # these (tests/e2e_frameworks/test_adk.py pins the same); its in-process traps
-        # (the doctor's adk column: c1 glued names) never reach it over HTTP.
+    if framework == "adk" and SCENARIOS[name].dialect == "ollama":
+        # litellm's ollama_chat hands ADK one call per index, each with an id: stock ADK
+        # is right on these (tests/e2e_frameworks/test_adk.py pins the same).
         return True
     if framework == "smolagents-litellm" and SCENARIOS[name].dialect == "ollama":
         # litellm's ollama_chat numbers one call per line 0 and 0 (the doctor's litellm
