@@ -10,11 +10,12 @@ the user does not say) and the seed sent with every request (and temperature 0).
 ``live`` function: the framework's real client over HTTP), stock then patched, through a
 loopback proxy in front of the server. The proxy records the request the framework sent
 and forwards it unchanged (only a framework that cannot send the case's options itself,
-``Driver.live_options`` false, gets them added on the way); it answers every later request
-of the same run (a tool result sent back) with a short text, so an agent loop ends after
-one round. The *reference* is that recorded request sent again with ``"stream": false``,
-its JSON read straight from the server (httpx, no framework): streamed must equal
-non-streamed for the same request (:func:`judge_live`).
+``Driver.live_options`` false, gets them added on the way); it answers a later request of
+the same run that sends tool results back with a short text, so an agent loop ends after
+one round (a client's retry is forwarded again). The *reference* is that recorded
+request sent again with ``"stream": false``, its JSON read straight from the server
+(httpx, no framework): streamed must equal non-streamed for the same request
+(:func:`judge_live`).
 
 httpx (the openai SDK's dependency) and uvicorn (the ``serve`` extra) are imported when a
 check runs.
@@ -149,7 +150,8 @@ class LiveResult:
     non-streamed, read from the server's JSON), the framework's streamed answer ``stock``
     and ``patched``, each judged against the reference (:func:`judge_live`).
     ``reference_finish`` is the reference's finish reason; ``request`` the request the
-    framework sent (the reference's, without ``stream``)."""
+    framework sent, as the server received it (the reference is the same with
+    ``"stream": false``)."""
 
     framework: str
     case: str
@@ -349,8 +351,9 @@ _CHAT = ("/chat/completions", "/api/chat")
 
 
 class _ProxyApp:
-    """Forwards the run's first chat request to ``upstream`` (with ``extra`` merged into
-    its body) and records it; answers every later chat request with :data:`FOLLOW_UP`."""
+    """Forwards chat requests to ``upstream`` (with ``extra`` merged into each body) and
+    records the run's first; answers a later one that sends tool results back with
+    :data:`FOLLOW_UP` (one round). Everything else is forwarded as it is."""
 
     def __init__(self, upstream: str, extra: Mapping[str, Any]) -> None:
         self.upstream = upstream.rstrip("/")
@@ -372,12 +375,13 @@ class _ProxyApp:
                 body = json.loads(raw or b"{}")
             except ValueError:
                 body = {}
-            if self.forwarded:
+            if self.forwarded and _sends_tool_results(body):
                 await _follow_up(send, path, body)
                 return
-            self.forwarded = True
             body.update(self.extra)
-            self.requests.append({"path": path, **body})
+            if not self.forwarded:  # a client's retry is forwarded again, not recorded
+                self.requests.append({"path": path, **body})
+            self.forwarded = True
             raw = json.dumps(body).encode()
         await self._forward(scope, raw, send)
 
@@ -404,6 +408,14 @@ class _ProxyApp:
                 await send({"type": "http.response.body", "body": b""})
             finally:
                 await response.aclose()
+
+
+def _sends_tool_results(body: Mapping[str, Any]) -> bool:
+    """Whether a request carries a tool result back (a ``tool`` message)."""
+    messages = body.get("messages")
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and m.get("role") == "tool" for m in messages
+    )
 
 
 async def _follow_up(send: Send, path: str, body: Mapping[str, Any]) -> None:
@@ -497,7 +509,7 @@ def live_check(framework: str, target: LiveTarget, case: LiveCase) -> LiveResult
         stock, patched = stock_then_patched(framework, run)
     request = next((r for r in sent if r is not None), None)
     if request is not None:
-        request = {k: v for k, v in request.items() if k not in ("path", "stream")}
+        request = {k: v for k, v in request.items() if k != "path"}
     reference, finish = reference_outcome(target, case, request)
     if patched is None:
         patched = Outcome(error=f"streamfix.install({driver.name!r}) failed (see the log)")
