@@ -77,7 +77,8 @@ def _download_sdist(version: str, into: Path) -> Path:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     found = sorted(into.glob("*.tar.gz"))
     if not found:
-        raise SystemExit(f"pip download failed:\n{done.stdout}\n{done.stderr}")
+        raise SystemExit(f"pip download (pip in {sys.executable}'s environment) failed:\n"
+                         f"{done.stdout}\n{done.stderr}")  # fmt: skip
     return found[0]
 
 

@@ -98,3 +98,46 @@ def test_streamed_truncated_call_is_an_error(llama_target: LiveTarget) -> None:
     assert chunks[-1]["choices"][0]["finish_reason"] == "length"
     with pytest.raises(streamfix.StreamFixError):
         streamfix.assemble(chunks)
+
+
+def fragments(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every ``delta.tool_calls`` entry of the stream, in order."""
+    return [
+        entry
+        for chunk in chunks
+        for choice in chunk["choices"]
+        for entry in choice["delta"].get("tool_calls") or []
+    ]
+
+
+@pytest.mark.parametrize("name", ["one-call", "parallel-calls", "truncated-call"])
+def test_wire_shape_of_calls(llama_target: LiveTarget, name: str) -> None:
+    """The shape llama-server streams (docs/wire-shapes.md D4): each call opens with one
+    fragment carrying its index, id, type, name and the arguments' first character ``{``;
+    the rest of the arguments follow in fragments with the index alone; the calls come
+    one after the other (index 0, then 1), the finish reason in a last empty delta."""
+    chunks = streamed_chunks(llama_target, CASES[name])
+    entries = fragments(chunks)
+    openers = [e for e in entries if "id" in e]
+    assert [e["index"] for e in openers] == list(range(len(openers)))
+    for opener in openers:
+        assert opener["type"] == "function"
+        assert opener["function"]["arguments"] == "{"
+        assert opener["function"]["name"] in ("get_weather", "get_time")
+    rest = [e for e in entries if "id" not in e]
+    assert all(
+        set(e) == {"index", "function"} and set(e["function"]) == {"arguments"} for e in rest
+    )
+    indices = [e["index"] for e in entries]
+    assert indices == sorted(indices)
+    last = chunks[-1]["choices"][0]
+    assert last["delta"] == {}
+    assert last["finish_reason"] == ("length" if name == "truncated-call" else "tool_calls")
+
+
+def test_wire_shape_of_text(llama_target: LiveTarget) -> None:
+    """Text streams one token a chunk: ``O``, ``K``, ``.``."""
+    chunks = streamed_chunks(llama_target, CASES["text-only"])
+    pieces = [c["choices"][0]["delta"].get("content") for c in chunks]
+    assert [p for p in pieces if p] == ["O", "K", "."]
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
