@@ -491,6 +491,13 @@ def wheel(session: nox.Session) -> None:
 # tests go into an empty tree); the framework's own suite where its sdist ships one; and
 # `direct`, this project's tests run against the patched framework (support.direct), one
 # pytest run per folder.
+# The builder's end-to-end tests that the patch answers for. Not in it: the streaming path
+# (CustomStreamWrapper): its in-stream error mapping (_map_stream_exception), and F2 over HTTP
+# (chunk_creator empties the chunk of a signature-only entry before the builder sees it).
+LITELLM_BUILDER_E2E = (
+    "(openai_patched_builder or ollama_patched_builder or test_truncated_stream_passes"
+    " or chunks_before_the_error) and not f2-late-signature"
+)
 UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "smolagents": {
         "package": "smolagents",
@@ -522,6 +529,18 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         "direct": [
             ["tests/litellm/test_shim.py"],
             ["tests/e2e/test_litellm.py", "-k", "ollama_patched or out_of_memory_patched"],
+        ],
+    },
+    "litellm_builder": {
+        "package": "litellm",
+        "patch": "docs/upstream/litellm-builder.patch",
+        "source": "litellm/",
+        "added": [
+            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_tool_calls.py"
+        ],
+        "direct": [
+            ["tests/litellm/test_builder.py"],
+            ["tests/e2e/test_litellm_builder.py", "-k", LITELLM_BUILDER_E2E],
         ],
     },
 }

@@ -18,7 +18,8 @@ from typing import Any
 
 from streamfix.testing import ReplayServer
 
-__all__ = ["litellm_ollama_check", "main", "sgpt_check", "smolagents_check"]
+__all__ = ["litellm_builder_check", "litellm_ollama_check", "main", "sgpt_check"]
+__all__ += ["smolagents_check"]
 
 QUESTION = "What is the weather in Paris, and the time there?"
 
@@ -184,10 +185,55 @@ def litellm_ollama_check() -> None:
             print(f"    {str(error)[:160]}")
 
 
+BUILDER_SCENARIOS = (
+    "b2-same-index",
+    "b3-same-index",
+    "i3-restarted",
+    "h1-legacy-function-call",
+    "e4-truncated",
+)
+
+
+def litellm_builder_check() -> None:
+    """``litellm.completion(model="openai/...", stream=True)`` against the replay server's
+    OpenAI-compatible endpoint, the chunks built back with ``litellm.stream_chunk_builder``:
+    the calls it returns (or what it raises), beside ``litellm.completion`` non-streamed."""
+    import importlib.metadata
+
+    import litellm
+
+    print(f"litellm {importlib.metadata.version('litellm')}")
+    user = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
+    with ReplayServer() as server:
+        for name in BUILDER_SCENARIOS:
+            options: dict[str, Any] = {
+                "model": f"openai/{name}",
+                "messages": user,
+                "api_base": server.openai_base_url,
+                "api_key": "sk-x",
+            }
+            chunks = list(litellm.completion(**options, stream=True))
+            try:
+                choice = litellm.stream_chunk_builder(chunks, messages=user).choices[0]
+            except Exception as error:  # what litellm raises, printed as the user sees it
+                print(f"  {name}: stream_chunk_builder raised {type(error).__name__}")
+                print(f"    {str(error)[:160]}")
+                continue
+            whole = litellm.completion(**options).choices[0]
+            print(f"  {name}: stream_chunk_builder {_calls(choice)} {choice.finish_reason}")
+            pad = " " * len(name)
+            print(f"  {pad}  non-streamed         {_calls(whole)} {whole.finish_reason}")
+
+
+def _calls(choice: Any) -> list[tuple[str, str]]:
+    return [(c.function.name, c.function.arguments) for c in choice.message.tool_calls or []]
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "smolagents": smolagents_check,
     "sgpt": sgpt_check,
     "litellm_ollama": litellm_ollama_check,
+    "litellm_builder": litellm_builder_check,
 }
 
 
