@@ -543,6 +543,22 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
             ["tests/e2e/test_litellm_builder.py", "-k", LITELLM_BUILDER_E2E],
         ],
     },
+    "litellm_stream_errors": {
+        "package": "litellm",
+        "patch": "docs/upstream/litellm-stream-errors.patch",
+        "source": "litellm/",
+        "added": [
+            "tests/test_litellm/litellm_core_utils/test_streaming_handler_in_stream_errors.py"
+        ],
+        "direct": [
+            ["tests/litellm/test_stream_errors.py"],
+            [
+                "tests/e2e/test_litellm_builder.py",
+                "-k",
+                "patched_stream_raises or patched_stream_sends",
+            ],
+        ],
+    },
 }
 
 

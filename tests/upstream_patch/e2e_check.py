@@ -19,7 +19,7 @@ from typing import Any
 from streamfix.testing import ReplayServer
 
 __all__ = ["litellm_builder_check", "litellm_ollama_check", "main", "sgpt_check"]
-__all__ += ["smolagents_check"]
+__all__ += ["litellm_stream_errors_check", "smolagents_check"]
 
 QUESTION = "What is the weather in Paris, and the time there?"
 
@@ -229,11 +229,56 @@ def _calls(choice: Any) -> list[tuple[str, str]]:
     return [(c.function.name, c.function.arguments) for c in choice.message.tool_calls or []]
 
 
+def _groq_error_event() -> Any:
+    """Groq's in-stream error: text, then an event with only an error object (status 400)."""
+    import streamfix.testing
+
+    text = "Tool choice is required, but model did not call a tool"
+    base = {"id": "chatcmpl-groq", "object": "chat.completion.chunk", "model": "groq"}
+    role = {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+    said = {**base, "choices": [{"index": 0, "delta": {"content": "maybe"}}]}
+    error = {"message": text, "type": "invalid_request_error", "status_code": 400}
+    return streamfix.testing.Scenario(
+        "groq-error-event", "E5", "Groq: an error event after text", "openai",
+        (role, said, {"error": error}), text="maybe", finish_reason="error", error=text,
+    )  # fmt: skip
+
+
+def litellm_stream_errors_check() -> None:
+    """``litellm.completion(model="openai/...", stream=True)`` against the replay server
+    for two in-stream errors (Groq's 400 event, the corpus's ``e5-error`` 502 chunk): what
+    the iteration raises, and the provider's exception inside it."""
+    import importlib.metadata
+
+    import litellm
+
+    import streamfix.testing
+
+    print(f"litellm {importlib.metadata.version('litellm')}")
+    user = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
+    scenarios = {"groq-error-event": _groq_error_event()}
+    scenarios["e5-error"] = streamfix.testing.scenarios("openai")["e5-error"]
+    with ReplayServer(scenarios=scenarios) as server:
+        for name in scenarios:
+            stream = litellm.completion(
+                model=f"openai/{name}", messages=user, api_base=server.openai_base_url,
+                api_key="sk-x", stream=True,
+            )  # fmt: skip
+            try:
+                for _ in stream:
+                    pass
+            except Exception as error:  # what litellm raises, printed as the user sees it
+                inner = getattr(error, "original_exception", None) or error
+                print(f"  {name}: {type(error).__name__} (status {error.status_code})")
+                print(f"    inside: {type(inner).__name__}: {str(inner)[:120]}")
+
+
 CHECKS: dict[str, Callable[[], None]] = {
     "smolagents": smolagents_check,
     "sgpt": sgpt_check,
     "litellm_ollama": litellm_ollama_check,
     "litellm_builder": litellm_builder_check,
+    "litellm_stream_errors": litellm_stream_errors_check,
 }
 
 
