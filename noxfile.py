@@ -485,7 +485,8 @@ def wheel(session: nox.Session) -> None:
 
 # Upstream pull requests (issue 16): docs/upstream/<framework>.patch, in the framework's
 # repository layout, applied to its newest release from the registry. One entry a
-# framework: the package; the patch; `source`, the patch's code files (the rest are its
+# framework: the package; the patch (or a list: a series, applied in that order, each on
+# the one before it); `source`, the patch's code files (the rest are its
 # tests); `strip`, the prefix its repository has and its wheel has not; the tests the patch
 # adds; `sdist`, the script that unpacks the released sdist's tests (none: the patch's
 # tests go into an empty tree); the framework's own suite where its sdist ships one; and
@@ -524,10 +525,37 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
             ["tests/e2e/test_litellm.py", "-k", "ollama_patched or out_of_memory_patched"],
         ],
     },
+    # A series: the patches apply in this order, each on the one before it.
+    "adk": {
+        "package": "google-adk",
+        "patch": [
+            "docs/upstream/google-adk-1-tool-call-routing.patch",
+            "docs/upstream/google-adk-2-stream-errors.patch",
+            "docs/upstream/google-adk-3-signatures-and-legacy-calls.patch",
+            "docs/upstream/google-adk-4-argument-repairs.patch",
+        ],
+        "source": "src/",
+        "strip": "src/",
+        "added": ["tests/unittests/models/test_litellm_streamed_tool_calls.py"],
+        "suite_deps": ["pytest-asyncio"],
+        "direct": [
+            [
+                "tests/adk/test_wire_shapes.py",
+                "tests/adk/test_errors_and_contract.py",
+                "tests/adk/test_upstream_pins.py",
+            ]
+        ],
+    },
 }
 
 
 UPSTREAM_APPLY = "tests/upstream_patch/apply_patch.py"
+
+
+def _patch_files(spec: dict[str, Any]) -> list[str]:
+    """The spec's patch, or its series in order, as paths."""
+    patches = spec["patch"] if isinstance(spec["patch"], list) else [spec["patch"]]
+    return [str(HERE / patch) for patch in patches]
 
 
 def _sdist_tree(session: nox.Session, spec: dict[str, Any], tmp: str) -> str:
@@ -541,7 +569,7 @@ def _sdist_tree(session: nox.Session, spec: dict[str, Any], tmp: str) -> str:
     else:
         os.makedirs(tree)
         Path(tree, "pytest.ini").write_text("[pytest]\n")  # never this project's config
-    session.run("python", UPSTREAM_APPLY, str(HERE / spec["patch"]), tree, "--only", "tests/")
+    session.run("python", UPSTREAM_APPLY, *_patch_files(spec), tree, "--only", "tests/")
     return tree
 
 
@@ -563,7 +591,7 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     site = session.run(
         "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", silent=True
     ).strip()
-    apply = ["python", UPSTREAM_APPLY, str(HERE / spec["patch"]), site, "--only", spec["source"]]
+    apply = ["python", UPSTREAM_APPLY, *_patch_files(spec), site, "--only", spec["source"]]
     apply += ["--strip", spec.get("strip", "")]
     session.run(*apply, "--check")  # fails here when the patch no longer applies
     tree = _sdist_tree(session, spec, tmp)
