@@ -543,6 +543,7 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
                 "tests/adk/test_wire_shapes.py",
                 "tests/adk/test_errors_and_contract.py",
                 "tests/adk/test_upstream_pins.py",
+                "tests/adk/test_e2e_runner.py",
             ]
         ],
     },
