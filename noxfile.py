@@ -537,7 +537,8 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         "source": "src/",
         "strip": "src/",
         "added": ["tests/unittests/models/test_litellm_streamed_tool_calls.py"],
-        "suite_deps": ["pytest-asyncio"],
+        # google-adk's LiteLlm needs litellm (its `extensions` extra); its tests, pytest-asyncio.
+        "suite_deps": ["litellm", "pytest-asyncio"],
         "direct": [
             [
                 "tests/adk/test_wire_shapes.py",
