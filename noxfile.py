@@ -248,29 +248,9 @@ def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
     # the typer and click of its time: with typer >= 0.13 seven of them fail on stock too.
     session.install(sgpt, "pip", "typer<0.13", "click<8.2")
     _show_versions(session, "shell-gpt")
-    version = session.run(
-        "python",
-        "-c",
-        "import importlib.metadata as m; print(m.version('shell-gpt'))",
-        silent=True,
-    ).strip()
     tmp = session.create_tmp()
-    session.run(
-        "python",
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--no-deps",
-        "--no-binary",
-        ":all:",
-        "--dest",
-        tmp,
-        f"shell-gpt=={version}",
-    )
-    session.chdir(tmp)
-    session.run("tar", "xzf", f"shell_gpt-{version}.tar.gz", external=True)
-    session.chdir(f"shell_gpt-{version}")
+    fetch = ["python", "tests/upstream_patch/sdist.py", "--whole", tmp, "shell-gpt"]
+    session.chdir(str(session.run(*fetch, silent=True)).strip().splitlines()[-1])
     plugin_dir = str(Path(__file__).parent / "tests" / "shell_gpt_upstream")
     env = {**ENV, "HOME": session.create_tmp(), "PYTHONPATH": plugin_dir}
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests", env=env)  # stock
