@@ -504,6 +504,17 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
             ["tests/e2e/test_litellm.py", "-k", "ollama_patched or out_of_memory_patched"],
         ],
     },
+    "openai": {
+        "package": "openai",
+        "patch": "docs/upstream/openai-python.patch",
+        "source": "src/",
+        "strip": "src/",
+        "added": ["tests/lib/chat/test_completions_streaming_tool_calls.py"],
+        "sdist": ["tests/openai_upstream/prepare_sdist.py"],
+        "suite": OPENAI_UPSTREAM_TESTS,
+        "suite_deps": ["inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"],
+        "direct": [["tests/openai"]],
+    },
 }
 
 
