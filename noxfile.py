@@ -248,29 +248,9 @@ def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
     # the typer and click of its time: with typer >= 0.13 seven of them fail on stock too.
     session.install(sgpt, "pip", "typer<0.13", "click<8.2")
     _show_versions(session, "shell-gpt")
-    version = session.run(
-        "python",
-        "-c",
-        "import importlib.metadata as m; print(m.version('shell-gpt'))",
-        silent=True,
-    ).strip()
     tmp = session.create_tmp()
-    session.run(
-        "python",
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--no-deps",
-        "--no-binary",
-        ":all:",
-        "--dest",
-        tmp,
-        f"shell-gpt=={version}",
-    )
-    session.chdir(tmp)
-    session.run("tar", "xzf", f"shell_gpt-{version}.tar.gz", external=True)
-    session.chdir(f"shell_gpt-{version}")
+    fetch = ["python", "tests/upstream_patch/sdist.py", "--whole", tmp, "shell-gpt"]
+    session.chdir(str(session.run(*fetch, silent=True)).strip().splitlines()[-1])
     plugin_dir = str(Path(__file__).parent / "tests" / "shell_gpt_upstream")
     env = {**ENV, "HOME": session.create_tmp(), "PYTHONPATH": plugin_dir}
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests", env=env)  # stock
@@ -524,6 +504,17 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
             ["tests/litellm/test_shim.py"],
             ["tests/e2e/test_litellm.py", "-k", "ollama_patched or out_of_memory_patched"],
         ],
+    },
+    "openai": {
+        "package": "openai",
+        "patch": "docs/upstream/openai-python.patch",
+        "source": "src/",
+        "strip": "src/",
+        "added": ["tests/lib/chat/test_completions_streaming_tool_calls.py"],
+        "sdist": ["tests/openai_upstream/prepare_sdist.py"],
+        "suite": OPENAI_UPSTREAM_TESTS,
+        "suite_deps": ["inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"],
+        "direct": [["tests/openai"]],
     },
     # A series: the patches apply in this order, each on the one before it.
     "adk": {
