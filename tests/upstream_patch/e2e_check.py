@@ -18,8 +18,8 @@ from typing import Any
 
 from streamfix.testing import ReplayServer
 
-__all__ = ["litellm_builder_check", "litellm_ollama_check", "main", "sgpt_check"]
-__all__ += ["litellm_stream_errors_check", "smolagents_check"]
+__all__ = ["adk_check", "litellm_builder_check", "litellm_ollama_check", "main"]
+__all__ += ["litellm_stream_errors_check", "sgpt_check", "smolagents_check"]
 
 QUESTION = "What is the weather in Paris, and the time there?"
 
@@ -273,7 +273,79 @@ def litellm_stream_errors_check() -> None:
                 print(f"    inside: {type(inner).__name__}: {str(inner)[:120]}")
 
 
+#: The replay server's scenarios the google-adk series fixes (and two it already got right).
+ADK_SCENARIOS = (
+    "c1-repeated-names",
+    "g1-placeholders",
+    "g3-shared-id",
+    "h1-legacy-function-call",
+    "i1-double-encoded",
+    "i3-restarted",
+    "e5-error",
+    "e4-truncated",
+    "a1-signature",
+    "b2-same-index",
+)
+
+
+def _adk_final(server: ReplayServer, scenario: str) -> str:
+    """google-adk's ``LiteLlm`` (litellm's OpenAI client over HTTP) streaming one scenario:
+    its final responses, as calls (id, name, arguments, whether signed) or error codes."""
+    import asyncio
+
+    from google.adk.models.lite_llm import LiteLlm
+    from google.adk.models.llm_request import LlmRequest
+    from google.genai import types
+
+    llm = LiteLlm(model=f"openai/{scenario}", api_base=server.openai_base_url, api_key="sk-x")
+    request = LlmRequest(
+        contents=[types.Content(role="user", parts=[types.Part.from_text(text=QUESTION)])],
+        config=types.GenerateContentConfig(),
+    )
+
+    async def finals() -> list[Any]:
+        stream = llm.generate_content_async(request, stream=True)
+        return [r async for r in stream if not r.partial]
+
+    try:
+        responses = asyncio.run(finals())
+    except Exception as error:  # what ADK raises, as the user sees it
+        return f"raised {type(error).__name__}: {str(error)[:120]}"
+    out = []
+    for response in responses:
+        parts = (response.content.parts if response.content else None) or []
+        calls = [
+            (
+                p.function_call.id,
+                p.function_call.name,
+                p.function_call.args,
+                bool(p.thought_signature),
+            )
+            for p in parts
+            if p.function_call
+        ]
+        text = "".join(p.text or "" for p in parts if not p.thought)
+        error = f" error {response.error_code}: {(response.error_message or '')[:90]}"
+        out.append(
+            f"calls {calls}"
+            + (f" text {text!r}" if text else "")
+            + (error if response.error_code else "")
+        )
+    return " | ".join(out)
+
+
+def adk_check() -> None:
+    """google-adk's streamed ``LiteLlm`` against the replay server's OpenAI endpoint."""
+    import importlib.metadata
+
+    print(f"google-adk {importlib.metadata.version('google-adk')}")
+    with ReplayServer() as server:
+        for scenario in ADK_SCENARIOS:
+            print(f"  {scenario}: {_adk_final(server, scenario)}")
+
+
 CHECKS: dict[str, Callable[[], None]] = {
+    "adk": adk_check,
     "smolagents": smolagents_check,
     "sgpt": sgpt_check,
     "litellm_ollama": litellm_ollama_check,
