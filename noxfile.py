@@ -41,6 +41,7 @@ nox.options.sessions = [  # what CI runs
     "e2e_frameworks",
     "e2e_rounds",
     "cli",
+    "live",
     "upstream_patch",
 ]
 # A Python the sessions name and this machine lacks fails the run (CI included) instead of
@@ -378,6 +379,17 @@ def cli(session: nox.Session) -> None:
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "litellm", "openai")
     session.run("pytest", "tests/cli", *session.posargs, env=ENV)
+
+
+@nox.session(python=PYTHON)
+def live(session: nox.Session) -> None:
+    """``streamfix doctor --live`` and the live checks (issue 17 part 3): every framework's
+    live driver, stock and patched, against the replay server over real HTTP (OpenAI
+    /v1 and Ollama /api/chat). Every framework installed together, as ``e2e_frameworks``
+    (shell-gpt's openai<3 pin resolves with the others)."""
+    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+    _show_versions(session, "google-adk", "smolagents", "shell-gpt", "litellm", "openai", "httpx")
+    session.run("pytest", "tests/live", *session.posargs, env=ENV)
 
 
 # The wheel: each source folder and where it lands ([tool.hatch.build.targets.wheel]).

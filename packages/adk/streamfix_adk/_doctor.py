@@ -12,7 +12,7 @@ from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "drive"]
+__all__ = ["DRIVER", "drive", "live"]
 
 
 def _litellm_body(body: dict[str, Any]) -> dict[str, Any]:
@@ -93,6 +93,53 @@ def _adk_outcome(responses: list[Any], wanted: list[Any]) -> testing.Outcome:
     return testing.Outcome(tuple(calls), text, error, signatures=tuple(signatures))
 
 
+def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> testing.Outcome:
+    """The case sent to a live server by ADK's ``LiteLlm.generate_content_async``
+    (``openai/<model>`` with ``api_base``, or ``ollama_chat/<model>``): the case's
+    messages as ADK contents (system messages as the system instruction), its tools as
+    function declarations (their JSON schema as given), its options as ``LiteLlm``
+    arguments (what ADK passes on to litellm)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    lite_llm: Any = importlib.import_module("google.adk.models.lite_llm")
+    llm_request: Any = importlib.import_module("google.adk.models.llm_request")
+    types: Any = importlib.import_module("google.genai.types")
+    request = testing.live_request(target, case)
+    endpoint = testing.litellm_endpoint(target)
+    options = {k: v for k, v in request.items() if k not in ("model", "messages", "tools")}
+    llm = lite_llm.LiteLlm(**endpoint, **options)
+    system = [m["content"] for m in case.messages if m["role"] == "system"]
+    contents = [
+        types.Content(
+            role="model" if m["role"] == "assistant" else "user",
+            parts=[types.Part.from_text(text=str(m["content"]))],
+        )
+        for m in case.messages
+        if m["role"] != "system"
+    ]
+    declarations = [
+        types.FunctionDeclaration(
+            name=tool["function"]["name"],
+            description=tool["function"].get("description", ""),
+            parameters_json_schema=tool["function"].get("parameters"),
+        )
+        for tool in case.tools
+    ]
+    config = types.GenerateContentConfig(
+        system_instruction="\n".join(system) or None,
+        tools=[types.Tool(function_declarations=declarations)] if declarations else None,
+    )
+    adk_request = llm_request.LlmRequest(model=endpoint["model"], contents=contents, config=config)
+
+    async def collect() -> list[Any]:
+        return [r async for r in llm.generate_content_async(adk_request, stream=stream)]
+
+    try:
+        responses = asyncio.run(collect())
+    except Exception as error:  # what the framework raised is the result
+        return testing.failure(error)
+    return _adk_outcome(responses, [])
+
+
 DRIVER = testing.Driver(
     "adk",
     "google-adk",
@@ -100,5 +147,7 @@ DRIVER = testing.Driver(
     "google.adk",
     drive,
     "LiteLlm.generate_content_async(stream=True)",
+    live=live,
+    live_apis=("openai", "ollama"),
 )
 """What ``streamfix doctor`` runs for google-adk (the ``DOCTOR`` of the ``adk`` patch)."""

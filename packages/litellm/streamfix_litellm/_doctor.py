@@ -14,7 +14,7 @@ from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "OPENAI_DRIVER", "drive", "drive_builder"]
+__all__ = ["DRIVER", "OPENAI_DRIVER", "drive", "drive_builder", "live"]
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:
@@ -38,6 +38,29 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
     return testing.message_outcome(response.choices[0].message)
 
 
+def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> testing.Outcome:
+    """The case sent to a live server with ``litellm.completion`` (``openai/<model>`` on
+    an OpenAI-compatible base URL, ``ollama_chat/<model>`` on an Ollama root): streamed,
+    every chunk then ``litellm.stream_chunk_builder``; else the one response."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    litellm: Any = importlib.import_module("litellm")
+    request = {**testing.live_request(target, case), **testing.litellm_endpoint(target)}
+    quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
+    try:
+        if stream:
+            chunks = list(litellm.completion(**request, stream=True))
+            response = litellm.stream_chunk_builder(chunks, messages=request["messages"])
+            if response is None:
+                return testing.Outcome(error="litellm.stream_chunk_builder: no chunks")
+        else:
+            response = litellm.completion(**request)
+    except Exception as error:
+        return testing.failure(error)
+    finally:
+        litellm.suppress_debug_info = quiet
+    return testing.message_outcome(response.choices[0].message)
+
+
 DRIVER = testing.Driver(
     "litellm",
     "litellm",
@@ -45,6 +68,8 @@ DRIVER = testing.Driver(
     "litellm",
     drive,
     "ollama_chat chunk_parser + stream_chunk_builder",
+    live=live,
+    live_apis=("openai", "ollama"),
 )
 """What ``streamfix doctor`` runs for litellm (the ``DOCTOR`` of the ``litellm`` patch)."""
 

@@ -7,11 +7,12 @@ them. openai is imported when a scenario is driven.
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "drive"]
+__all__ = ["DRIVER", "drive", "live"]
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:
@@ -30,6 +31,29 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
     return testing.message_outcome(completion.choices[0].message)
 
 
+def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> testing.Outcome:
+    """The case sent to a live OpenAI-compatible server with ``openai.OpenAI``: streamed,
+    ``client.chat.completions.stream(...)`` (the helper) and its final completion; else
+    ``client.chat.completions.create(...)``."""
+    openai: Any = importlib.import_module("openai")
+    key = os.environ.get("OPENAI_API_KEY") or "sk-streamfix-live"
+    client = openai.OpenAI(base_url=target.url, api_key=key, max_retries=0, timeout=120)
+    request = testing.live_request(target, case)
+    try:
+        if stream:
+            with client.chat.completions.stream(**request) as events:
+                for _ in events:
+                    pass
+                completion = events.get_final_completion()
+        else:
+            completion = client.chat.completions.create(**request)
+    except Exception as error:
+        return testing.failure(error)
+    finally:
+        client.close()
+    return testing.message_outcome(completion.choices[0].message)
+
+
 DRIVER = testing.Driver(
     "openai",
     "openai",
@@ -37,5 +61,6 @@ DRIVER = testing.Driver(
     "openai",
     drive,
     "chat.completions.stream helper (ChatCompletionStreamState)",
+    live=live,
 )
 """What ``streamfix doctor`` runs for openai (the ``DOCTOR`` of the ``openai`` patch)."""

@@ -52,4 +52,5 @@ SHIM = Shim(
         ),
     ],
     trigger="smolagents",
+    more_drivers={"smolagents-litellm": "LITELLM_DRIVER"},
 )

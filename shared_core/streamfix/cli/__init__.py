@@ -4,7 +4,8 @@
 typer, rich and uvicorn are the optional ``serve`` extra, imported when a command runs.
 The Python side of each command is public too: :func:`run_doctor` (the doctor's matrix as
 a :class:`Report`; the frameworks' drivers in :data:`DRIVERS`, found through the
-``streamfix.patches`` entry points), :func:`replay_capture` (a capture assembled, a
+``streamfix.patches`` entry points), :func:`run_live` (``doctor --live``: a
+:class:`LiveReport`), :func:`replay_capture` (a capture assembled, a
 :class:`Replay`), :class:`RecordServer` (the recording proxy), :func:`run` and
 :func:`command_env` (``streamfix run``).
 """
@@ -12,7 +13,8 @@ a :class:`Report`; the frameworks' drivers in :data:`DRIVERS`, found through the
 from __future__ import annotations
 
 from ._doctor import DRIVERS, Cell, Drivers, Report, run_doctor, stock_and_patched
-from ._main import doctor, main, replay, serve
+from ._live import LiveReport, run_live
+from ._main import doctor, doctor_live, main, replay, serve
 from ._record import RecordApp, RecordServer
 from ._replay import Replay, replay_capture
 from ._run import SITE_DIR, command_env, run
@@ -22,17 +24,20 @@ __all__ = [
     "SITE_DIR",
     "Cell",
     "Drivers",
+    "LiveReport",
     "RecordApp",
     "RecordServer",
     "Replay",
     "Report",
     "command_env",
     "doctor",
+    "doctor_live",
     "main",
     "replay",
     "replay_capture",
     "run",
     "run_doctor",
+    "run_live",
     "serve",
     "stock_and_patched",
 ]

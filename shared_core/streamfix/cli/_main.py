@@ -8,13 +8,14 @@ This module parses and renders; the work is done in the modules next to it.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Literal
 
-from ..testing import SCENARIOS, CaptureError, ReplayServer
+from ..testing import SCENARIOS, CaptureError, LiveError, LiveResult, Outcome, ReplayServer
 from ._doctor import DRIVERS, Report, outcome_dict, run_doctor, stock_and_patched
+from ._live import LiveReport, live_frameworks, run_live
 from ._replay import replay_capture
 
-__all__ = ["doctor", "main", "replay", "serve"]
+__all__ = ["doctor", "doctor_live", "main", "replay", "serve"]
 
 
 def serve(host: str = "127.0.0.1", port: int = 0, replay: str | None = None) -> None:
@@ -35,6 +36,13 @@ def _console() -> Any:
 
 
 _MARK = {"ok": "[green]ok[/]", "lost": "[bold red]LOST[/]"}
+
+
+def escape(text: str) -> str:
+    """``text`` shown as it is in rich markup."""
+    from rich.markup import escape as rich_escape  # noqa: PLC0415 (optional extra)
+
+    return str(rich_escape(text))
 
 
 def _doctor_table(report: Report) -> Any:
@@ -85,6 +93,90 @@ def doctor(frameworks: list[str] | None = None, as_json: bool = False) -> int:
     console.print(
         f"{len(report.cells)} cells: {sum(c.stock == 'lost' for c in report.cells)} lost"
         f" stock, {recovered} recovered by the patch, {failed} failing patched."
+    )
+    return 0 if report.ok else 1
+
+
+def _reference_cell(outcome: Outcome, finish: str | None) -> str:
+    """The reference column: what the server answered non-streamed, in a few words."""
+    if outcome.error is not None:
+        return f"[yellow]unusable[/]: {escape(outcome.error[:40])}"
+    if finish == "length":
+        return f"cut off ({len(outcome.calls)} calls)" if outcome.calls else "cut off (text)"
+    if outcome.calls:
+        return ", ".join(name for name, _ in outcome.calls)
+    return "text"
+
+
+def _live_cell(result: LiveResult | None, status: str) -> str:
+    if status == "not installed":
+        return "[dim]absent[/]"
+    if status != "checked" or result is None:
+        return "[dim]n/a[/]"
+    if not result.usable:
+        return "[yellow]unusable[/]"
+    stock = _MARK["ok" if result.stock_ok else "lost"]
+    return f"{stock}\u2192{_MARK['ok' if result.patched_ok else 'lost']}"
+
+
+def _live_table(report: LiveReport) -> Any:
+    from rich.table import Table  # noqa: PLC0415 (optional extra)
+
+    target = report.target
+    title = (
+        f"streamfix doctor --live {target.url} ({target.api}, {target.model}): stock \u2192 patched"
+    )
+    table = Table(title=escape(title), title_justify="left")
+    table.add_column("case", no_wrap=True)
+    table.add_column("reference (non-streamed)", min_width=12)
+    names = list(report.frameworks)
+    for name in names:
+        version = report.frameworks[name].get("version") or "not installed"
+        table.add_column(f"{name}\n{version}", justify="center", no_wrap=True)
+    results = {(r.framework, r.case): r for r in report.results}
+    for case in report.cases:
+        row = [case, _reference_cell(*report.references[case])]
+        for name in names:
+            row.append(_live_cell(results.get((name, case)), report.frameworks[name]["status"]))
+        table.add_row(*row)
+    return table
+
+
+def doctor_live(
+    url: str,
+    model: str | None = None,
+    api: Literal["openai", "ollama"] | None = None,
+    frameworks: list[str] | None = None,
+    as_json: bool = False,
+) -> int:
+    """Each live case through every installed framework against the server at ``url``,
+    stock and patched, each judged against the same request answered non-streamed; print
+    the matrix. The exit status: 0 when every patched cell with a usable reference
+    passes, 1 otherwise. Raises LiveError when the server cannot be reached."""
+    report = run_live(url, model, api, frameworks or None)
+    if as_json:
+        print(report.to_json())
+        return 0 if report.ok else 1
+    console = _console()
+    console.print(_live_table(report))
+    for result in report.results:
+        if not result.usable:
+            continue
+        if result.stock_ok and result.patched_ok:
+            continue
+        line = f"  {result.framework} {result.case}: stock {escape(result.stock_why or 'ok')}"
+        if not result.patched_ok:
+            line += f"; [bold red]patched {escape(result.patched_why)}[/]"
+        console.print(line, markup=True, soft_wrap=True)
+    for case, (outcome, _) in report.references.items():
+        if outcome.error is not None:
+            console.print(f"  {case}: reference unusable: {outcome.error}", markup=False)
+    usable = [r for r in report.results if r.usable]
+    console.print(
+        f"{len(report.results)} cells ({len(usable)} with a usable reference):"
+        f" {sum(not r.stock_ok for r in usable)} lost stock,"
+        f" {sum(not r.stock_ok and r.patched_ok for r in usable)} recovered by the patch,"
+        f" {sum(not r.patched_ok for r in usable)} failing patched."
     )
     return 0 if report.ok else 1
 
@@ -172,18 +264,47 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
             help="Only these frameworks (adk, smolagents, sgpt, litellm, openai); default: all.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the matrix as JSON."),
+        live: str | None = typer.Option(
+            None,
+            "--live",
+            metavar="URL",
+            help="Check a live server instead: an OpenAI-compatible base URL (.../v1) or an"
+            " Ollama root. Streamed answers are compared with the same request non-streamed.",
+        ),
+        model: str | None = typer.Option(
+            None, "--model", help="With --live: the model (default: the first one listed)."
+        ),
+        api: str | None = typer.Option(
+            None, "--api", help="With --live: openai or ollama (default: probed)."
+        ),
     ) -> None:
-        """The public shape corpus through every installed framework, stock and patched.
+        """The public shape corpus through every installed framework, stock and patched;
+        with --live URL, live requests to that server instead.
 
-        Exit status 0 when every patched cell passes, 1 otherwise. No network, no keys.
+        Exit status 0 when every patched cell passes, 1 otherwise. Without --live: no
+        network, no keys.
         """
-        unknown = sorted(set(framework) - set(DRIVERS))
+        known = live_frameworks() if live is not None else list(DRIVERS)
+        unknown = sorted(set(framework) - set(known))
         if unknown:
             raise typer.BadParameter(
-                f"unknown framework {', '.join(unknown)}; known: {', '.join(DRIVERS)}",
+                f"unknown framework {', '.join(unknown)}; known: {', '.join(known)}",
                 param_hint="--framework",
             )
-        raise typer.Exit(doctor(list(framework), as_json))
+        if live is None:
+            if model is not None or api is not None:
+                raise typer.BadParameter("--model and --api go with --live URL")
+            raise typer.Exit(doctor(list(framework), as_json))
+        chosen: Literal["openai", "ollama"] | None = (
+            "openai" if api == "openai" else "ollama" if api == "ollama" else None
+        )
+        if api is not None and chosen is None:
+            raise typer.BadParameter(f"{api!r}: openai or ollama", param_hint="--api")
+        try:
+            code = doctor_live(live, model, chosen, list(framework), as_json)
+        except LiveError as error:
+            raise typer.BadParameter(str(error), param_hint="--live") from None
+        raise typer.Exit(code)
 
     def replay_command(
         file: str = typer.Argument(..., help="A capture: JSONL chunks, SSE text or Ollama NDJSON."),

@@ -14,7 +14,12 @@ pytest plugin, and what the doctor's drivers share.
   background thread, the optional ``serve`` extra), and the ASGI helpers both it and
   ``streamfix record`` run on (:class:`BackgroundServer`, :func:`read_body`...);
 - the doctor's data types, for the shims' drivers: :class:`Driver`, :class:`Outcome`,
-  :func:`judge` and their helpers.
+  :func:`judge` and their helpers; the drivers by column (:data:`DRIVERS`, from the
+  ``streamfix.patches`` entry points) and :func:`stock_and_patched`;
+- live checks (``streamfix doctor --live``): :class:`LiveCase` / :data:`LIVE_CASES`,
+  :class:`LiveTarget`, :func:`detect_api`, :func:`live_check` (a :class:`LiveResult`:
+  a framework's streamed answer, stock and patched, against the same request answered
+  non-streamed).
 
 The pytest plugin (entry point ``pytest11``) is :mod:`streamfix.testing._pytest_plugin`.
 
@@ -23,11 +28,13 @@ it starts. The pytest plugin (loaded in every project that installs adk-streamfi
 imports this package only when one of its fixtures is used.
 """
 
-from . import _asgi, _capture, _corpus, _doctor, _rounds, _server
+from . import _asgi, _capture, _corpus, _doctor, _drivers, _live, _rounds, _server
 from ._asgi import *  # noqa: F403
 from ._capture import *  # noqa: F403
 from ._corpus import *  # noqa: F403
 from ._doctor import *  # noqa: F403
+from ._drivers import *  # noqa: F403
+from ._live import *  # noqa: F403
 from ._rounds import *  # noqa: F403
 from ._server import *  # noqa: F403
 
@@ -36,5 +43,7 @@ __all__ += _asgi.__all__
 __all__ += _capture.__all__
 __all__ += _corpus.__all__
 __all__ += _doctor.__all__
+__all__ += _drivers.__all__
+__all__ += _live.__all__
 __all__ += _rounds.__all__
 __all__ += _server.__all__

@@ -22,10 +22,13 @@ import importlib.util
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import StreamFixError
 from ._corpus import Dialect, Scenario
+
+if TYPE_CHECKING:
+    from ._live import LiveCase, LiveTarget
 
 __all__ = [
     "Driver",
@@ -81,7 +84,13 @@ class Driver:
     distribution whose version is shown, ``dialect`` the wire its scenarios speak,
     ``module`` the module whose presence means the framework is installed, ``drive`` the
     function running one scenario through it, ``what`` a short description of the code
-    it drives.
+    it drives. ``live`` (``streamfix doctor --live``): the function sending one
+    :class:`~streamfix.testing.LiveCase` to a live server through the framework's real
+    client over HTTP, streamed or not (``live(target, case, stream)``), ``None`` when the
+    column has none; ``live_apis`` the server APIs it speaks (``"openai"``,
+    ``"ollama"``); ``live_options`` false when the framework cannot send the case's
+    request options itself (shell_gpt's command line): :func:`~streamfix.testing.live_check`
+    then adds them to its request on the way.
     """
 
     name: str
@@ -90,6 +99,9 @@ class Driver:
     module: str
     drive: Callable[[Scenario], Outcome]
     what: str
+    live: Callable[[LiveTarget, LiveCase, bool], Outcome] | None = None
+    live_apis: tuple[str, ...] = ("openai",)
+    live_options: bool = True
 
     def available(self) -> bool:
         """Whether the framework (and what its driver needs) is importable."""

@@ -1,0 +1,79 @@
+"""Live checks (``streamfix doctor --live``, :func:`streamfix.testing.live_check`) against
+the replay server over real HTTP: the model names the scenario the server answers, the
+same one streamed and non-streamed, so the reference (the framework's own request answered
+non-streamed) is the scenario's non-streamed completion.
+
+Every test starts and ends with every shim uninstalled.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from support import shim_fixture
+
+import streamfix.testing
+from streamfix.cli import main
+from streamfix.testing import LIVE_CASES, LiveCase, LiveTarget, Outcome, ReplayServer, Scenario
+
+SCENARIOS = streamfix.testing.scenarios()
+CASES = {case.name: case for case in LIVE_CASES}
+
+_stock = shim_fixture("adk", "litellm", "openai", "sgpt", "smolagents", autouse=True, name="_stock")
+
+
+def target(server: ReplayServer, name: str) -> LiveTarget:
+    """The replay server as a live target whose model is scenario ``name``."""
+    if SCENARIOS[name].dialect == "ollama":
+        return LiveTarget(server.ollama_base_url, name, "ollama")
+    return LiveTarget(server.openai_base_url, name, "openai")
+
+
+def _tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    properties = {key: {"type": "string", "description": key} for key in arguments}
+    parameters = {"type": "object", "properties": properties, "required": list(properties)}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": name, "parameters": parameters},
+    }
+
+
+def case_for(scenario: Scenario) -> LiveCase:
+    """A live case whose tools are the scenario's (one per call name; the default cases
+    when they fit): text only, a cut-off call, or parallel calls."""
+    if not scenario.calls and not scenario.partial_calls:
+        return CASES["text-only"]
+    if scenario.truncated:
+        return CASES["truncated-call"]
+    names = {call["name"] for call in scenario.calls}
+    if names <= {"get_weather", "get_time"}:
+        return CASES["parallel-calls"]
+    tools = {call["name"]: _tool(call["name"], call["arguments"]) for call in scenario.calls}
+    return LiveCase(scenario.name, CASES["one-call"].messages, tuple(tools.values()))
+
+
+def expected(scenario: Scenario) -> Outcome:
+    """The scenario's non-streamed answer as an outcome: what the reference must be."""
+    calls = [(c["name"], c["arguments"]) for c in (*scenario.calls, *scenario.partial_calls)]
+    return Outcome(tuple(calls), scenario.text)
+
+
+def expected_finish(scenario: Scenario) -> str:
+    """The finish reason of the scenario's non-streamed answer."""
+    answer = scenario.completion()
+    if scenario.dialect == "ollama":
+        return str(answer["done_reason"])
+    return str(answer["choices"][0]["finish_reason"])
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run ``streamfix *argv`` in-process: (exit status, stdout, stderr)."""
+    try:
+        main(list(argv))
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    else:  # pragma: no cover - typer always exits
+        code = 0
+    out, err = capsys.readouterr()
+    return code, out, err
