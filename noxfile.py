@@ -250,29 +250,9 @@ def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
     # the typer and click of its time: with typer >= 0.13 seven of them fail on stock too.
     session.install(sgpt, "pip", "typer<0.13", "click<8.2")
     _show_versions(session, "shell-gpt")
-    version = session.run(
-        "python",
-        "-c",
-        "import importlib.metadata as m; print(m.version('shell-gpt'))",
-        silent=True,
-    ).strip()
     tmp = session.create_tmp()
-    session.run(
-        "python",
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--no-deps",
-        "--no-binary",
-        ":all:",
-        "--dest",
-        tmp,
-        f"shell-gpt=={version}",
-    )
-    session.chdir(tmp)
-    session.run("tar", "xzf", f"shell_gpt-{version}.tar.gz", external=True)
-    session.chdir(f"shell_gpt-{version}")
+    fetch = ["python", "tests/upstream_patch/sdist.py", "--whole", tmp, "shell-gpt"]
+    session.chdir(str(session.run(*fetch, silent=True)).strip().splitlines()[-1])
     plugin_dir = str(Path(__file__).parent / "tests" / "shell_gpt_upstream")
     env = {**ENV, "HOME": session.create_tmp(), "PYTHONPATH": plugin_dir}
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests", env=env)  # stock
@@ -524,12 +504,20 @@ def wheel(session: nox.Session) -> None:
 
 # Upstream pull requests (issue 16): docs/upstream/<framework>.patch, in the framework's
 # repository layout, applied to its newest release from the registry. One entry a
-# framework: the package; the patch; `source`, the patch's code files (the rest are its
+# framework: the package; the patch (or a list: a series, applied in that order, each on
+# the one before it); `source`, the patch's code files (the rest are its
 # tests); `strip`, the prefix its repository has and its wheel has not; the tests the patch
 # adds; `sdist`, the script that unpacks the released sdist's tests (none: the patch's
 # tests go into an empty tree); the framework's own suite where its sdist ships one; and
 # `direct`, this project's tests run against the patched framework (support.direct), one
 # pytest run per folder.
+# The builder's end-to-end tests that the patch answers for. Not in it: the streaming path
+# (CustomStreamWrapper): its in-stream error mapping (_map_stream_exception), and F2 over HTTP
+# (chunk_creator empties the chunk of a signature-only entry before the builder sees it).
+LITELLM_BUILDER_E2E = (
+    "(openai_patched_builder or ollama_patched_builder or test_truncated_stream_passes"
+    " or chunks_before_the_error) and not f2-late-signature"
+)
 UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "smolagents": {
         "package": "smolagents",
@@ -563,10 +551,78 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
             ["tests/e2e/test_litellm.py", "-k", "ollama_patched or out_of_memory_patched"],
         ],
     },
+    "litellm_builder": {
+        "package": "litellm",
+        "patch": "docs/upstream/litellm-builder.patch",
+        "source": "litellm/",
+        "added": [
+            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_tool_calls.py"
+        ],
+        "direct": [
+            ["tests/litellm/test_builder.py"],
+            ["tests/e2e/test_litellm_builder.py", "-k", LITELLM_BUILDER_E2E],
+        ],
+    },
+    "litellm_stream_errors": {
+        "package": "litellm",
+        "patch": "docs/upstream/litellm-stream-errors.patch",
+        "source": "litellm/",
+        "added": [
+            "tests/test_litellm/litellm_core_utils/test_streaming_handler_in_stream_errors.py"
+        ],
+        "direct": [
+            ["tests/litellm/test_stream_errors.py"],
+            [
+                "tests/e2e/test_litellm_builder.py",
+                "-k",
+                "patched_stream_raises or patched_stream_sends",
+            ],
+        ],
+    },
+    "openai": {
+        "package": "openai",
+        "patch": "docs/upstream/openai-python.patch",
+        "source": "src/",
+        "strip": "src/",
+        "added": ["tests/lib/chat/test_completions_streaming_tool_calls.py"],
+        "sdist": ["tests/openai_upstream/prepare_sdist.py"],
+        "suite": OPENAI_UPSTREAM_TESTS,
+        "suite_deps": ["inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"],
+        "direct": [["tests/openai"]],
+    },
+    # A series: the patches apply in this order, each on the one before it.
+    "adk": {
+        "package": "google-adk",
+        "patch": [
+            "docs/upstream/google-adk-1-tool-call-routing.patch",
+            "docs/upstream/google-adk-2-stream-errors.patch",
+            "docs/upstream/google-adk-3-signatures-and-legacy-calls.patch",
+            "docs/upstream/google-adk-4-argument-repairs.patch",
+        ],
+        "source": "src/",
+        "strip": "src/",
+        "added": ["tests/unittests/models/test_litellm_streamed_tool_calls.py"],
+        # google-adk's LiteLlm needs litellm (its `extensions` extra); its tests, pytest-asyncio.
+        "suite_deps": ["litellm", "pytest-asyncio"],
+        "direct": [
+            [
+                "tests/adk/test_wire_shapes.py",
+                "tests/adk/test_errors_and_contract.py",
+                "tests/adk/test_upstream_pins.py",
+                "tests/adk/test_e2e_runner.py",
+            ]
+        ],
+    },
 }
 
 
 UPSTREAM_APPLY = "tests/upstream_patch/apply_patch.py"
+
+
+def _patch_files(spec: dict[str, Any]) -> list[str]:
+    """The spec's patch, or its series in order, as paths."""
+    patches = spec["patch"] if isinstance(spec["patch"], list) else [spec["patch"]]
+    return [str(HERE / patch) for patch in patches]
 
 
 def _sdist_tree(session: nox.Session, spec: dict[str, Any], tmp: str) -> str:
@@ -580,7 +636,7 @@ def _sdist_tree(session: nox.Session, spec: dict[str, Any], tmp: str) -> str:
     else:
         os.makedirs(tree)
         Path(tree, "pytest.ini").write_text("[pytest]\n")  # never this project's config
-    session.run("python", UPSTREAM_APPLY, str(HERE / spec["patch"]), tree, "--only", "tests/")
+    session.run("python", UPSTREAM_APPLY, *_patch_files(spec), tree, "--only", "tests/")
     return tree
 
 
@@ -602,7 +658,7 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     site = session.run(
         "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", silent=True
     ).strip()
-    apply = ["python", UPSTREAM_APPLY, str(HERE / spec["patch"]), site, "--only", spec["source"]]
+    apply = ["python", UPSTREAM_APPLY, *_patch_files(spec), site, "--only", spec["source"]]
     apply += ["--strip", spec.get("strip", "")]
     session.run(*apply, "--check")  # fails here when the patch no longer applies
     tree = _sdist_tree(session, spec, tmp)

@@ -22,6 +22,8 @@ from google.genai import types
 from litellm.types.utils import Choices, Message, ModelResponse, ModelResponseStream, Usage
 from support import to_litellm
 
+from streamfix_adk import StreamFixLiteLlm
+
 MODEL = "openai/test-model"
 ADK_VERSION = tuple(int(p) for p in version("google-adk").split(".")[:2])
 #: google-adk 2.13+ carries signatures through its stream loop and finalizes a part once
@@ -29,6 +31,10 @@ ADK_VERSION = tuple(int(p) for p in version("google-adk").split(".")[:2])
 ADK_FIXED_UPSTREAM = ADK_VERSION >= (2, 13)
 #: google-adk 2.9+ answers a truncated call with MALFORMED_FUNCTION_CALL (older: raises).
 ADK_MALFORMED_RESPONSE = ADK_VERSION >= (2, 9)
+#: The class whose fixed outcomes the tests assert: the shim's ``StreamFixLiteLlm``, or in
+#: direct mode (``support.direct()``) ADK's own ``LiteLlm``, patched upstream-style. Chosen
+#: here, where the tests bind it at import time.
+FIXED: type[LiteLlm] = LiteLlm if support.direct() else StreamFixLiteLlm
 
 
 def sig(text: str) -> str:

@@ -9,6 +9,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
+#: The shim's bench script: not run in direct mode.
+pytestmark = pytest.mark.shim_only
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_adk.py"
 
 

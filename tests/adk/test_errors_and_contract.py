@@ -1,13 +1,20 @@
 """Truncation (E4), provider errors (E5), and ADK's streaming contract: partial text and
-reasoning responses stream as stock streams them; non-streamed calls are untouched."""
+reasoning responses stream as stock streams them; non-streamed calls are untouched.
+
+In direct mode ``FIXED`` is google-adk's own patched ``LiteLlm``: a provider error is then
+ADK's error response carrying the provider's message (the shim raises
+``streamfix.ProviderStreamError`` instead)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+import support
 from adk_fakes import (
     ADK_MALFORMED_RESPONSE,
+    FIXED,
     chunk,
     finals,
     model_response,
@@ -20,7 +27,6 @@ from google.adk.models.lite_llm import LiteLlm
 from google.genai import types
 
 import streamfix
-from streamfix_adk import StreamFixLiteLlm
 
 F_ARGS = '{"city":"Paris"}'
 
@@ -67,13 +73,14 @@ ENDS_MID_VALUE = [
     ids=["E4-length", "E4-ends-mid-value"],
 )
 def test_truncated_arguments_give_adk_error_response(chunks: list[Any], code: Any) -> None:
-    responses = run(StreamFixLiteLlm, chunks)
+    responses = run(FIXED, chunks)
     errors = [r for r in finals(responses) if r.error_code]
     assert len(errors) == 1
     assert errors[0].error_code == code
     assert errors[0].finish_reason == code
     assert "'g'" in errors[0].error_message  # names the call that was cut off
-    assert "truncated" in errors[0].error_message
+    # the shim says "truncated"; ADK's own MALFORMED_FUNCTION_CALL text, "ended early"
+    assert re.search("truncated|ended early", errors[0].error_message)
     assert _calls(responses) == []  # no call of a half-understood batch is run
     assert _texts(responses) == "Looking up."  # the text is kept
     assert len([r for r in finals(responses) if r.usage_metadata]) == 1  # counted once
@@ -81,11 +88,12 @@ def test_truncated_arguments_give_adk_error_response(chunks: list[Any], code: An
 
 def test_truncated_without_text_keeps_usage() -> None:
     chunks = [chunk(tc(0, "c1", "f", '{"city":"Pa')), chunk(finish="length"), usage_chunk()]
-    (only,) = finals(run(StreamFixLiteLlm, chunks))
+    (only,) = finals(run(FIXED, chunks))
     assert only.error_code == types.FinishReason.MAX_TOKENS
     assert only.usage_metadata is not None and only.usage_metadata.total_token_count == 18
 
 
+@pytest.mark.stock_failure
 def test_stock_truncation_mid_value() -> None:
     """Stock google-adk < 2.9 raises JSONDecodeError out of the stream when a call's
     arguments end mid-value without finish_reason "length"; 2.9+ answers with
@@ -109,11 +117,20 @@ PROVIDER_ERROR = [
 
 
 def test_provider_error_surfaces_with_its_message() -> None:
+    if support.direct():  # patched ADK: its error response, the text kept, no call run
+        responses = run(FIXED, PROVIDER_ERROR)
+        errors = [r for r in finals(responses) if r.error_code]
+        assert len(errors) == 1
+        assert "Upstream overloaded: CUDA out of memory" in (errors[0].error_message or "")
+        assert _calls(responses) == []
+        assert _texts(responses) == "Working on it."
+        return
     with pytest.raises(streamfix.ProviderStreamError, match="CUDA out of memory") as caught:
-        run(StreamFixLiteLlm, PROVIDER_ERROR)
+        run(FIXED, PROVIDER_ERROR)
     assert caught.value.provider_message == "Upstream overloaded: CUDA out of memory"
 
 
+@pytest.mark.stock_failure
 def test_stock_loses_provider_error() -> None:
     """Stock ADK (every version) ignores the error payload: the turn ends as if the model
     had stopped, and the provider's message appears nowhere."""
@@ -143,7 +160,7 @@ def _partials(responses: list[Any]) -> list[dict[str, Any]]:
 
 def test_partial_text_and_reasoning_stream_as_stock() -> None:
     stock = run(LiteLlm, TEXT_AND_REASONING)
-    patched = run(StreamFixLiteLlm, TEXT_AND_REASONING)
+    patched = run(FIXED, TEXT_AND_REASONING)
     assert _partials(patched) == _partials(stock)
     assert len(_partials(patched)) == 5
     assert [summary(r) for r in finals(patched)] == [summary(r) for r in finals(stock)]
@@ -157,7 +174,7 @@ def test_partial_text_streams_live_around_tool_calls() -> None:
         chunk(tc(0, args='"Paris"}')),
         chunk(finish="tool_calls"),
     ]
-    parts = [p for parts in _partials(run(StreamFixLiteLlm, chunks)) for p in parts]
+    parts = [p for parts in _partials(run(FIXED, chunks)) for p in parts]
     texts = [p["text"] for p in parts if p["text"]]
     assert texts == ["Checking ", "now."]
 
@@ -165,5 +182,5 @@ def test_partial_text_streams_live_around_tool_calls() -> None:
 def test_non_streamed_calls_unchanged() -> None:
     response = model_response(content="Hi.", calls=[("c1", "f", F_ARGS, None)])
     stock = [summary(r) for r in run(LiteLlm, response, stream=False)]
-    patched = [summary(r) for r in run(StreamFixLiteLlm, response, stream=False)]
+    patched = [summary(r) for r in run(FIXED, response, stream=False)]
     assert patched == stock

@@ -46,6 +46,9 @@ STANDARD_ANSWER = model_response(
     ],
 )
 
+#: The shim's partial responses against stock's: not run in direct mode.
+pytestmark = pytest.mark.shim_only
+
 
 def _dumped(responses: list[Any]) -> list[dict[str, Any]]:
     return [r.model_dump(mode="json", exclude_none=True) for r in responses if r.partial]

@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from adk_fakes import chunk, finals, model_response, run, summary, tc, usage_chunk
 from google.adk.models.lite_llm import LiteLlm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamfix_adk import StreamFixLiteLlm, _model
+
+#: The shim's partial responses against stock's: not run in direct mode.
+pytestmark = pytest.mark.shim_only
 
 _TEXT = st.text(alphabet=st.sampled_from(list('ab z"\\/\n\té€😀{}[]:,')), min_size=0, max_size=24)
 _VALUE = st.one_of(
@@ -25,6 +29,7 @@ _VALUE = st.one_of(
     st.none(),
     st.lists(st.integers(0, 9), max_size=3),
 )
+
 _ARGS = st.dictionaries(st.sampled_from(["path", "content", "n", "flag", "é"]), _VALUE, max_size=4)
 
 

@@ -13,6 +13,9 @@ import streamfix
 import streamfix_adk
 from streamfix_adk import _patch
 
+#: The shim's install/uninstall API: not run in direct mode.
+pytestmark = pytest.mark.shim_only
+
 A1 = next(s for s in SHAPES if s.id == "A1")
 C1 = next(s for s in SHAPES if s.id == "C1-repeated-name")
 STOCK = LiteLlm.__dict__["generate_content_async"]

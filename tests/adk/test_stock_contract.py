@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 import support
 from google.adk.models.lite_llm import LiteLlm, LiteLLMClient
 from google.adk.models.llm_request import LlmRequest
@@ -19,6 +20,10 @@ from google.genai import types
 from litellm.types.utils import ModelResponseStream
 
 import streamfix_adk
+
+#: The shim's fixed path against stock's split (and the text-segment loss the upstream
+#: patch leaves alone: upstream's own test pins it): not run in direct mode.
+pytestmark = pytest.mark.shim_only
 
 MODEL = "openai/streamfix"
 STOCK_GENERATE = LiteLlm.__dict__["generate_content_async"]

@@ -21,6 +21,9 @@ _JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_STRINGS, inner, max_size=3),
     max_leaves=8,
 )
+
+#: The shim's own tracker against ADK's: not run in direct mode.
+pytestmark = pytest.mark.shim_only
 _ARGUMENTS = st.dictionaries(st.sampled_from(["path", "content", "a b", "é"]), _JSON, max_size=4)
 
 

@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 import pytest
+import support
 from adk_fakes import ADK_VERSION, MODEL, FakeClient, calls_of, chunk, finals, request, run, tc
 from google.adk.models.lite_llm import LiteLlm
 from google.adk.models.llm_response import LlmResponse
@@ -27,7 +28,9 @@ from litellm.types.utils import ModelResponseStream, StreamingChoices, Usage
 import streamfix_adk
 from streamfix_adk import _versions
 
-MODES = ["stock", "patched"]
+#: In direct mode one mode, ``direct``: google-adk itself is patched (upstream-style, no
+#: shim), so the pinned outcomes are asserted on it; there is no stock to compare with.
+MODES = ["direct"] if support.direct() else ["stock", "patched"]
 #: the first tested google-adk release whose stream loop reads grounding metadata
 GROUNDING_FROM = (2, 7)
 
@@ -35,7 +38,7 @@ GROUNDING_FROM = (2, 7)
 @pytest.fixture(params=MODES)
 def mode(request: pytest.FixtureRequest) -> str:
     """``patched``: the test runs with ``streamfix_adk`` installed (the autouse fixture
-    of this folder uninstalls it afterwards)."""
+    of this folder uninstalls it afterwards); ``direct``: on the patched google-adk."""
     if request.param == "patched":
         streamfix_adk.install()
     return str(request.param)

@@ -103,6 +103,14 @@ def test_truncated_stream_passes_and_the_builder_raises(
     streamfix_server: ReplayServer, litellm_patched: None
 ) -> None:
     chunks = _chunks("openai/e4-truncated", streamfix_server.openai_base_url)
+    with pytest.raises(litellm.APIError, match="get_time"):
+        litellm.stream_chunk_builder(chunks, messages=USER)
+
+
+def test_truncated_stream_shim_error_carries_the_complete_calls(
+    streamfix_server: ReplayServer, litellm_patched: None
+) -> None:
+    chunks = _chunks("openai/e4-truncated", streamfix_server.openai_base_url)
     with pytest.raises(litellm.APIError, match="get_time") as caught:
         litellm.stream_chunk_builder(chunks, messages=USER)
     error: Any = caught.value

@@ -10,12 +10,12 @@ each call's thought signature (Gemini rejects the turn when a signature is lost 
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from conftest import API_KEY, QUESTION, version_of
+from support.adk_runner import final_text, run_runner
 
 import streamfix
 import streamfix.testing
@@ -69,11 +69,6 @@ def model_for(server: ReplayServer, name: str, cls: Any = None) -> Any:
 
 
 def run_agent(server: ReplayServer, model: Any, stream: bool) -> Outcome:
-    from google.adk.agents import Agent
-    from google.adk.agents.run_config import RunConfig, StreamingMode
-    from google.adk.runners import InMemoryRunner
-    from google.genai import types
-
     out = Outcome()
 
     def get_weather(city: str) -> dict[str, str]:
@@ -86,32 +81,15 @@ def run_agent(server: ReplayServer, model: Any, stream: bool) -> Outcome:
         out.ran.append(("get_time", {"zone": zone}))
         return {"time": "14:00"}
 
-    agent = Agent(
-        name="assistant",
-        model=model,
-        instruction="Answer with the tools.",
-        tools=[get_weather, get_time],
-    )
-    runner = InMemoryRunner(agent=agent, app_name="streamfix")
-    mode = StreamingMode.SSE if stream else StreamingMode.NONE
     before = len(server.requests)
 
-    async def go() -> None:
-        session = await runner.session_service.create_session(app_name="streamfix", user_id="u")
-        message = types.Content(role="user", parts=[types.Part.from_text(text=QUESTION)])
-        async for event in runner.run_async(
-            user_id="u",
-            session_id=session.id,
-            new_message=message,
-            run_config=RunConfig(streaming_mode=mode),
-        ):
-            if event.error_code or event.error_message:
-                out.error_events.append((event.error_code, event.error_message))
-            if not event.partial and event.content and event.content.parts:
-                out.text += "".join(p.text for p in event.content.parts if p.text)
+    def on_event(event: Any) -> None:
+        if event.error_code or event.error_message:
+            out.error_events.append((event.error_code, event.error_message))
+        out.text += final_text(event)
 
     try:
-        asyncio.run(go())
+        run_runner(model, [get_weather, get_time], QUESTION, on_event, stream=stream)
     except Exception as error:
         out.raised = error
     out.sent_back = _sent_back(server.requests[before:])

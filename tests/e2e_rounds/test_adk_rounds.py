@@ -6,7 +6,6 @@ reads ``extra_content.google.thought_signature`` in its stream loop)."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import litellm
 import pytest
 from conftest import API_KEY, QUESTION, ROUNDS, expected_ran, tool_result
+from support.adk_runner import final_text, run_runner
 
 import streamfix
 from streamfix.testing import ReplayServer
@@ -30,11 +30,7 @@ class Run:
 
 
 def run_agent(server: ReplayServer) -> Run:
-    from google.adk.agents import Agent
-    from google.adk.agents.run_config import RunConfig, StreamingMode
     from google.adk.models.lite_llm import LiteLlm
-    from google.adk.runners import InMemoryRunner
-    from google.genai import types
 
     out = Run()
 
@@ -49,26 +45,13 @@ def run_agent(server: ReplayServer) -> Run:
         return {"time": tool_result("get_time", {"zone": zone})}
 
     model = LiteLlm(model=f"openai/{SCRIPT}", api_base=server.openai_base_url, api_key=API_KEY)
-    agent = Agent(
-        name="assistant", model=model, instruction="Use the tools.", tools=[get_weather, get_time]
-    )
-    runner = InMemoryRunner(agent=agent, app_name="streamfix")
     before = len(server.requests)
 
-    async def go() -> None:
-        session = await runner.session_service.create_session(app_name="streamfix", user_id="u")
-        message = types.Content(role="user", parts=[types.Part.from_text(text=QUESTION)])
-        async for event in runner.run_async(
-            user_id="u",
-            session_id=session.id,
-            new_message=message,
-            run_config=RunConfig(streaming_mode=StreamingMode.SSE),
-        ):
-            if not event.partial and event.content and event.content.parts:
-                out.text += "".join(p.text for p in event.content.parts if p.text)
+    def on_event(event: Any) -> None:
+        out.text += final_text(event)
 
     try:
-        asyncio.run(go())
+        run_runner(model, [get_weather, get_time], QUESTION, on_event, instruction="Use the tools.")
     except Exception as error:
         out.raised = error
     out.requests = len(server.requests) - before

@@ -7,6 +7,10 @@ patched and restored by identity.
 
 Over real HTTP (``litellm.completion(stream=True)`` against the replay server):
 ``tests/e2e/test_litellm_builder.py``.
+
+Direct mode (``STREAMFIX_DIRECT=1``, litellm patched with
+``docs/upstream/litellm-builder.patch``, no shim): the ``patched`` tests drive litellm's own
+``stream_chunk_builder``; the ``stock_failure`` and ``shim_only`` tests are deselected.
 """
 
 from __future__ import annotations
@@ -144,6 +148,7 @@ def test_patched_equals_non_streamed(patched: None, name: str) -> None:
     assert same(build(ALL[name]), ALL[name])
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("name", COMPLETE)
 def test_stock_result(name: str) -> None:
     """Stock is right exactly on the shapes marked so (and the corpus's stock-right
@@ -159,6 +164,7 @@ def test_stock_result(name: str) -> None:
     assert right == (name in STOCK_RIGHT)
 
 
+@pytest.mark.shim_only
 @pytest.mark.parametrize("name", sorted(n for n in COMPLETE if n in STOCK_RIGHT))
 def test_patched_gives_stock_s_exact_response_where_stock_is_right(name: str) -> None:
     import streamfix_litellm
@@ -170,6 +176,7 @@ def test_patched_gives_stock_s_exact_response_where_stock_is_right(name: str) ->
     assert patched._hidden_params == stock._hidden_params
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("name", FAILING)
 def test_stock_returns_a_response_for_errors_and_truncation(name: str) -> None:
     """Stock raises nothing; a provider's error text is nowhere in what it returns."""
@@ -178,22 +185,34 @@ def test_stock_returns_a_response_for_errors_and_truncation(name: str) -> None:
         assert str(ALL[name].raises) not in json.dumps(response.model_dump(), default=str)
 
 
-@pytest.mark.parametrize("name", FAILING)
-def test_patched_raises_litellm_s_exception(patched: None, name: str) -> None:
+def _raised(shape: Shape) -> Exception:
+    """What building ``shape`` raises: one of litellm's exceptions, with the provider's
+    text or the cut call's name."""
     import litellm
 
-    shape = ALL[name]
     assert shape.raises is not None
     with pytest.raises(
         (litellm.APIError, litellm.InternalServerError, litellm.BadRequestError)
     ) as caught:
         build(shape)
-    error = caught.value
-    assert shape.raises in str(error)
+    assert shape.raises in str(caught.value)
+    return caught.value
+
+
+@pytest.mark.parametrize("name", FAILING)
+def test_patched_raises_litellm_s_exception(patched: None, name: str) -> None:
+    _raised(ALL[name])
+
+
+@pytest.mark.shim_only
+@pytest.mark.parametrize("name", FAILING)
+def test_the_shim_s_exception_carries_what_was_assembled(patched: None, name: str) -> None:
+    error = _raised(ALL[name])
     assert isinstance(error.__cause__, streamfix.StreamFixError)
     assert hasattr(error, "assembled") and hasattr(error, "partial_arguments")
 
 
+@pytest.mark.shim_only
 def test_truncation_carries_the_complete_calls_and_the_cut_text(patched: None) -> None:
     import litellm
 
@@ -230,6 +249,7 @@ def _bindings() -> dict[str, Any]:
     }
 
 
+@pytest.mark.shim_only
 def test_every_binding_is_patched_and_restored_by_identity() -> None:
     import litellm.main
 

@@ -1,5 +1,8 @@
 """Driving the openai SDK's chat-completions stream helper on chunk dicts, and the
-non-streamed ``ParsedChatCompletion`` it must equal."""
+non-streamed ``ParsedChatCompletion`` it must equal.
+
+``PATCHED`` is the fixed state class: the shim's, or in direct mode (``STREAMFIX_DIRECT=1``,
+the SDK patched upstream-style) the SDK's own ``ChatCompletionStreamState``."""
 
 from __future__ import annotations
 
@@ -12,13 +15,15 @@ import openai
 from openai.lib._parsing import parse_chat_completion
 from openai.lib.streaming.chat._completions import ChatCompletionStreamState
 from openai.types.chat import ChatCompletion, ChatCompletionChunk, ParsedChatCompletion
+from support import direct
 
 from streamfix_openai import StreamFixChatCompletionStreamState
 
 #: "not given" for the SDK's parameters (``omit`` from openai 2.x, ``NOT_GIVEN`` before).
 OMIT: Any = getattr(openai, "omit", None) or openai.NOT_GIVEN
 
-STATES = {"stock": ChatCompletionStreamState, "patched": StreamFixChatCompletionStreamState}
+PATCHED: Any = ChatCompletionStreamState if direct() else StreamFixChatCompletionStreamState
+STATES = {"stock": ChatCompletionStreamState, "patched": PATCHED}
 
 
 def new_state(kind: str, **options: Any) -> Any:

@@ -115,7 +115,7 @@ def _dumped(kind: str, bodies: list[dict[str, Any]], options: dict[str, Any]) ->
 
 
 @pytest.mark.parametrize("name", sorted(STREAMS))
-def test_events_and_final_completion_equal_stocks(name: str) -> None:
+def test_events_and_final_completion_equal_stocks(name: str, stock: Any) -> None:
     bodies, options = STREAMS[name]
     stock_events, stock_final = _dumped("stock", bodies, options)
     events, final = _dumped("patched", bodies, options)

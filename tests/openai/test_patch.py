@@ -8,7 +8,7 @@ import pytest
 import streamfix
 import streamfix_openai
 
-pytestmark = pytest.mark.openai
+pytestmark = [pytest.mark.openai, pytest.mark.shim_only]
 
 
 def test_install_replaces_the_state_everywhere_and_uninstall_restores_it() -> None:

@@ -5,6 +5,10 @@ Each case pins what stock does (the exception it raises, or the wrong calls it b
 and asserts the patched helper's final ``ParsedChatCompletion`` equals the non-streamed
 one. The corpus (``streamfix.testing.scenarios("openai")``) runs the same way below, its
 non-streamed side being the scenario's own ``completion()``.
+
+In direct mode (``STREAMFIX_DIRECT=1``) the fixed outcomes are asserted on the SDK's own
+(patched) helper; what stock gets wrong (``stock_failure``) and the shim's own API and
+error types (``shim_only``) are not run.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from functools import partial
 from typing import Any
 
 import pytest
-from helper import OMIT, chunks, feed, non_streamed, run, summary
+from helper import OMIT, PATCHED, chunks, feed, non_streamed, run, summary
 from openai import APIError, LengthFinishReasonError
 from openai.lib._parsing import parse_chat_completion
 from openai.types.chat import ChatCompletion
@@ -181,18 +185,24 @@ def _stock_outcome(bodies: list[dict[str, Any]]) -> Any:
     ]
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-def test_stock_is_wrong_and_patched_equals_the_non_streamed(case: Case) -> None:
+def test_stock_is_wrong(case: Case) -> None:
     stock = _stock_outcome(case.bodies)
     if isinstance(case.stock, type):
         assert stock is case.stock or (isinstance(stock, type) and issubclass(stock, case.stock))
     else:
         assert stock == case.stock
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_patched_equals_the_non_streamed(case: Case) -> None:
     patched = run("patched", case.bodies)
     expected = non_streamed(case.calls, case.content)
     assert summary(patched) == summary(expected)
 
 
+@pytest.mark.shim_only
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_the_installed_helper_is_the_fixed_one(case: Case, patched: None) -> None:
     from openai.lib.streaming.chat._completions import ChatCompletionStreamState
@@ -206,33 +216,52 @@ def test_the_installed_helper_is_the_fixed_one(case: Case, patched: None) -> Non
 GROQ_ERROR = {"message": "Rate limit reached for model `llama-3.3-70b`", "type": "tokens"}
 
 
-def test_groq_bare_error_chunk_after_text() -> None:
-    bodies = [
-        chunk(content="Hel", delta={"role": "assistant"}),
-        chunk(content="lo"),
-        {"error": GROQ_ERROR},
-    ]
+GROQ_BODIES = [
+    chunk(content="Hel", delta={"role": "assistant"}),
+    chunk(content="lo"),
+    {"error": GROQ_ERROR},
+]
+
+
+@pytest.mark.stock_failure
+def test_groq_bare_error_chunk_after_text_stock() -> None:
     with pytest.raises(TypeError):
-        run("stock", bodies)
-    state = StreamFixChatCompletionStreamState(input_tools=OMIT, response_format=OMIT)
+        run("stock", GROQ_BODIES)
+
+
+def test_groq_bare_error_chunk_after_text() -> None:
+    state = PATCHED(input_tools=OMIT, response_format=OMIT)
     with pytest.raises(APIError) as raised:
-        feed(state, bodies)
+        feed(state, GROQ_BODIES)
     assert raised.value.message == GROQ_ERROR["message"]
     assert raised.value.body == GROQ_ERROR
+    assert state.current_completion_snapshot.choices[0].message.content == "Hello"
+
+
+@pytest.mark.shim_only
+def test_groq_bare_error_chunk_after_text_carries_the_assembled_message() -> None:
+    state = StreamFixChatCompletionStreamState(input_tools=OMIT, response_format=OMIT)
+    with pytest.raises(APIError) as raised:
+        feed(state, GROQ_BODIES)
     cause = raised.value.__cause__
     assert isinstance(cause, streamfix.ProviderStreamError)
     assert cause.message is not None and cause.message.content == "Hello"
-    assert state.current_completion_snapshot.choices[0].message.content == "Hello"
+
+
+@pytest.mark.stock_failure
+def test_finish_reason_error_with_an_error_object_stock() -> None:
+    scenario = testing.scenarios()["e5-error"]
+    stock = run("stock", scenario.chunks)  # stock: the error is swallowed
+    assert stock.choices[0].finish_reason == "error"
 
 
 def test_finish_reason_error_with_an_error_object() -> None:
     scenario = testing.scenarios()["e5-error"]
-    stock = run("stock", scenario.chunks)  # stock: the error is swallowed
-    assert stock.choices[0].finish_reason == "error"
     with pytest.raises(APIError, match="upstream overloaded"):
         run("patched", scenario.chunks)
 
 
+@pytest.mark.shim_only
 def test_truncated_arguments_raise_a_typed_error_carrying_the_complete_calls() -> None:
     bodies = [
         chunk(tc(0, "a", W, json.dumps(PARIS))),
@@ -250,6 +279,13 @@ def test_length_finish_raises_the_sdks_error_as_stock() -> None:
     scenario = testing.scenarios()["e4-truncated"]
     with pytest.raises(LengthFinishReasonError):
         run("stock", scenario.chunks)
+    with pytest.raises(LengthFinishReasonError):
+        run("patched", scenario.chunks)
+
+
+@pytest.mark.shim_only
+def test_length_finish_error_is_caused_by_the_cores_truncation_error() -> None:
+    scenario = testing.scenarios()["e4-truncated"]
     with pytest.raises(LengthFinishReasonError) as raised:
         run("patched", scenario.chunks)
     assert isinstance(raised.value.__cause__, streamfix.TruncatedToolCallError)
@@ -285,24 +321,44 @@ def _complete(scenario: testing.Scenario) -> bool:
     return scenario.error is None and not scenario.truncated
 
 
-@pytest.mark.parametrize("name", sorted(CORPUS))
+def _want(name: str) -> dict[str, Any]:
+    want = summary(_expected(CORPUS[name]), ids=False)
+    want["content"] = want["content"] or None
+    if name == "h1-legacy-function-call":
+        want["finish_reason"] = "function_call"  # the SDK's
+    return want
+
+
+# H1 (the legacy ``delta.function_call`` dialect) as a tool call is the shim's: the SDK's
+# message keeps it as ``function_call``, the non-streamed response's field, patched or not.
+SHIM_ONLY_SCENARIOS = {"h1-legacy-function-call"}
+CORPUS_PARAMS = [
+    pytest.param(name, marks=[pytest.mark.shim_only] if name in SHIM_ONLY_SCENARIOS else [])
+    for name in sorted(CORPUS)
+]
+
+
+@pytest.mark.parametrize("name", CORPUS_PARAMS)
 def test_corpus_scenario(name: str) -> None:
+    scenario = CORPUS[name]
+    if not _complete(scenario):
+        with pytest.raises((APIError, LengthFinishReasonError)):
+            run("patched", scenario.chunks)
+        return
+    assert summary(run("patched", scenario.chunks), ids=False) == _want(name)
+
+
+@pytest.mark.stock_failure
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_corpus_scenario_stock(name: str) -> None:
     scenario = CORPUS[name]
     try:
         stock: Any = summary(run("stock", scenario.chunks), ids=False)
     except Exception as error:
         stock = error
     if not _complete(scenario):
-        with pytest.raises((APIError, LengthFinishReasonError)):
-            run("patched", scenario.chunks)
         return
-    want = summary(_expected(scenario), ids=False)
-    want["content"] = want["content"] or None
-    got = summary(run("patched", scenario.chunks), ids=False)
-    if name == "h1-legacy-function-call":
-        want["finish_reason"] = got["finish_reason"]  # the SDK's: "function_call"
-    assert got == want
-    assert (stock == want) is (name in STOCK_RIGHT), stock
+    assert (stock == _want(name)) is (name in STOCK_RIGHT), stock
 
 
 def test_chunks_are_real_sdk_chunks() -> None:

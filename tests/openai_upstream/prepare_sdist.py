@@ -17,11 +17,11 @@ both runs alike, and the session's comparison lists them.
 
 from __future__ import annotations
 
-import importlib.metadata
-import subprocess
 import sys
-import tarfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "upstream_patch"))
+from sdist import download  # the one sdist download (tests/upstream_patch/sdist.py)
 
 PYTEST_INI = """\
 [pytest]
@@ -31,30 +31,7 @@ asyncio_default_fixture_loop_scope = session
 
 
 def main(dest: str) -> Path:
-    version = importlib.metadata.version("openai")
-    target = Path(dest)
-    target.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            "--dest",
-            str(target),
-            f"openai=={version}",
-        ],
-        check=True,
-    )
-    (archive,) = target.glob(f"openai-{version}.tar.gz")
-    with tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers() if "/tests/" in f"/{m.name}/"]
-        tar.extractall(target, members=members, filter="data")
-    root = target / f"openai-{version}"
+    root = download(dest, "openai", tests_only=True)
     (root / "pytest.ini").write_text(PYTEST_INI)
     return root
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import os
 import tempfile
-import textwrap
 from pathlib import Path
 
 import pytest
 from support import deselect_in_direct_mode, shim_fixture
+from support.sgpt_cli import FUNCTION
 
 _HOME = Path(tempfile.mkdtemp(prefix="streamfix-sgpt-"))
 for _name, _value in {
@@ -24,40 +24,7 @@ for _name, _value in {
     os.environ[_name] = _value
 
 (_HOME / "functions").mkdir()
-(_HOME / "functions" / "execute_shell_command.py").write_text(
-    textwrap.dedent(
-        '''
-        from pydantic import BaseModel, Field
-
-
-        class Function(BaseModel):
-            """Executes a shell command (here: only says what it would run)."""
-
-            shell_command: str = Field(..., description="Shell command to execute.")
-
-            @classmethod
-            def execute(cls, shell_command: str) -> str:
-                return f"ran: {shell_command}"
-
-            @classmethod
-            def openai_schema(cls):
-                schema = cls.model_json_schema()
-                return {
-                    "type": "function",
-                    "function": {
-                        "name": "execute_shell_command",
-                        "description": "Executes a shell command.",
-                        "parameters": {
-                            "type": "object",
-                            "properties": schema["properties"],
-                            "required": schema["required"],
-                        },
-                    },
-                }
-        '''
-    )
-)
-
+(_HOME / "functions" / "execute_shell_command.py").write_text(FUNCTION, encoding="utf-8")
 
 _stock = shim_fixture("sgpt", autouse=True, name="_stock")
 patched = shim_fixture("sgpt", install=True, name="patched")

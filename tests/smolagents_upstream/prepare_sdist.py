@@ -17,11 +17,11 @@ pytest options are in its ``pyproject.toml``, which is not extracted: only ``tes
 
 from __future__ import annotations
 
-import importlib.metadata
-import subprocess
 import sys
-import tarfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "upstream_patch"))
+from sdist import download  # the one sdist download (tests/upstream_patch/sdist.py)
 
 MARKERS = '''"""Stand-in for smolagents' tests/utils/markers.py (not shipped in the sdist)."""
 
@@ -36,30 +36,8 @@ require_run_all = pytest.mark.skipif(
 
 
 def main(dest: str) -> Path:
-    version = importlib.metadata.version("smolagents")
-    target = Path(dest)
-    target.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            "--dest",
-            str(target),
-            f"smolagents=={version}",
-        ],
-        check=True,
-    )
-    (archive,) = target.glob(f"smolagents-{version}.tar.gz")
-    with tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers() if "/tests/" in f"/{m.name}/"]
-        tar.extractall(target, members=members, filter="data")
-    tests = target / f"smolagents-{version}" / "tests"
+    root = download(dest, "smolagents", tests_only=True)
+    tests = root / "tests"
     (tests / "__init__.py").touch()
     (tests / "utils").mkdir(exist_ok=True)
     (tests / "utils" / "__init__.py").touch()

@@ -11,6 +11,8 @@ Importable from every test folder (``pythonpath = ["tests"]`` in ``pyproject.tom
   way each SDK builds them;
 - :mod:`support.fixtures`: ``shim_fixture()``, a fixture that uninstalls shims before and
   after each test (and installs them for it, if asked).
+- :mod:`support.adk_runner`: one ADK agent turn run by ``InMemoryRunner`` (the end-to-end
+  tests; imported by name, it needs google-adk);
 - :mod:`support.direct`: direct mode (``STREAMFIX_DIRECT=1``), the shim tests run against
   a framework patched with ``docs/upstream/<framework>.patch``.
 

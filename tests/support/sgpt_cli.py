@@ -17,7 +17,7 @@ from pathlib import Path
 
 from streamfix.testing import ReplayServer
 
-__all__ = ["Run", "sgpt"]
+__all__ = ["FUNCTION", "Run", "sgpt"]
 
 PATCHED_MAIN = "import streamfix; streamfix.install('sgpt'); from sgpt import cli; cli()"
 TIMEOUT = 60
@@ -30,14 +30,16 @@ FUNCTION = textwrap.dedent(
 
 
     class Function(BaseModel):
-        """Records the shell command it would run (runs nothing)."""
+        """Records the shell command it would run (runs nothing), in $STREAMFIX_RECORD."""
 
         shell_command: str = Field(..., description="Shell command to execute.")
 
         @classmethod
         def execute(cls, shell_command: str) -> str:
-            with open(os.environ["STREAMFIX_RECORD"], "a", encoding="utf-8") as out:
-                out.write(shell_command + "\\n")
+            record = os.environ.get("STREAMFIX_RECORD")
+            if record:
+                with open(record, "a", encoding="utf-8") as out:
+                    out.write(shell_command + "\\n")
             return f"ran: {shell_command}"
 
         @classmethod

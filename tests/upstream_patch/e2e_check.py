@@ -18,7 +18,8 @@ from typing import Any
 
 from streamfix.testing import ReplayServer
 
-__all__ = ["litellm_ollama_check", "main", "sgpt_check", "smolagents_check"]
+__all__ = ["adk_check", "litellm_builder_check", "litellm_ollama_check", "main"]
+__all__ += ["litellm_stream_errors_check", "sgpt_check", "smolagents_check"]
 
 QUESTION = "What is the weather in Paris, and the time there?"
 
@@ -184,10 +185,172 @@ def litellm_ollama_check() -> None:
             print(f"    {str(error)[:160]}")
 
 
+BUILDER_SCENARIOS = (
+    "b2-same-index",
+    "b3-same-index",
+    "i3-restarted",
+    "h1-legacy-function-call",
+    "e4-truncated",
+)
+
+
+def litellm_builder_check() -> None:
+    """``litellm.completion(model="openai/...", stream=True)`` against the replay server's
+    OpenAI-compatible endpoint, the chunks built back with ``litellm.stream_chunk_builder``:
+    the calls it returns (or what it raises), beside ``litellm.completion`` non-streamed."""
+    import importlib.metadata
+
+    import litellm
+
+    print(f"litellm {importlib.metadata.version('litellm')}")
+    user = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
+    with ReplayServer() as server:
+        for name in BUILDER_SCENARIOS:
+            options: dict[str, Any] = {
+                "model": f"openai/{name}",
+                "messages": user,
+                "api_base": server.openai_base_url,
+                "api_key": "sk-x",
+            }
+            chunks = list(litellm.completion(**options, stream=True))
+            try:
+                choice = litellm.stream_chunk_builder(chunks, messages=user).choices[0]
+            except Exception as error:  # what litellm raises, printed as the user sees it
+                print(f"  {name}: stream_chunk_builder raised {type(error).__name__}")
+                print(f"    {str(error)[:160]}")
+                continue
+            whole = litellm.completion(**options).choices[0]
+            print(f"  {name}: stream_chunk_builder {_calls(choice)} {choice.finish_reason}")
+            pad = " " * len(name)
+            print(f"  {pad}  non-streamed         {_calls(whole)} {whole.finish_reason}")
+
+
+def _calls(choice: Any) -> list[tuple[str, str]]:
+    return [(c.function.name, c.function.arguments) for c in choice.message.tool_calls or []]
+
+
+def _groq_error_event() -> Any:
+    """Groq's in-stream error: text, then an event with only an error object (status 400)."""
+    import streamfix.testing
+
+    text = "Tool choice is required, but model did not call a tool"
+    base = {"id": "chatcmpl-groq", "object": "chat.completion.chunk", "model": "groq"}
+    role = {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+    said = {**base, "choices": [{"index": 0, "delta": {"content": "maybe"}}]}
+    error = {"message": text, "type": "invalid_request_error", "status_code": 400}
+    return streamfix.testing.Scenario(
+        "groq-error-event", "E5", "Groq: an error event after text", "openai",
+        (role, said, {"error": error}), text="maybe", finish_reason="error", error=text,
+    )  # fmt: skip
+
+
+def litellm_stream_errors_check() -> None:
+    """``litellm.completion(model="openai/...", stream=True)`` against the replay server
+    for two in-stream errors (Groq's 400 event, the corpus's ``e5-error`` 502 chunk): what
+    the iteration raises, and the provider's exception inside it."""
+    import importlib.metadata
+
+    import litellm
+
+    import streamfix.testing
+
+    print(f"litellm {importlib.metadata.version('litellm')}")
+    user = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
+    scenarios = {"groq-error-event": _groq_error_event()}
+    scenarios["e5-error"] = streamfix.testing.scenarios("openai")["e5-error"]
+    with ReplayServer(scenarios=scenarios) as server:
+        for name in scenarios:
+            stream = litellm.completion(
+                model=f"openai/{name}", messages=user, api_base=server.openai_base_url,
+                api_key="sk-x", stream=True,
+            )  # fmt: skip
+            try:
+                for _ in stream:
+                    pass
+            except Exception as error:  # what litellm raises, printed as the user sees it
+                inner = getattr(error, "original_exception", None) or error
+                print(f"  {name}: {type(error).__name__} (status {error.status_code})")
+                print(f"    inside: {type(inner).__name__}: {str(inner)[:120]}")
+
+
+#: The replay server's scenarios the google-adk series fixes (and two it already got right).
+ADK_SCENARIOS = (
+    "c1-repeated-names",
+    "g1-placeholders",
+    "g3-shared-id",
+    "h1-legacy-function-call",
+    "i1-double-encoded",
+    "i3-restarted",
+    "e5-error",
+    "e4-truncated",
+    "a1-signature",
+    "b2-same-index",
+)
+
+
+def _adk_final(server: ReplayServer, scenario: str) -> str:
+    """google-adk's ``LiteLlm`` (litellm's OpenAI client over HTTP) streaming one scenario:
+    its final responses, as calls (id, name, arguments, whether signed) or error codes."""
+    import asyncio
+
+    from google.adk.models.lite_llm import LiteLlm
+    from google.adk.models.llm_request import LlmRequest
+    from google.genai import types
+
+    llm = LiteLlm(model=f"openai/{scenario}", api_base=server.openai_base_url, api_key="sk-x")
+    request = LlmRequest(
+        contents=[types.Content(role="user", parts=[types.Part.from_text(text=QUESTION)])],
+        config=types.GenerateContentConfig(),
+    )
+
+    async def finals() -> list[Any]:
+        stream = llm.generate_content_async(request, stream=True)
+        return [r async for r in stream if not r.partial]
+
+    try:
+        responses = asyncio.run(finals())
+    except Exception as error:  # what ADK raises, as the user sees it
+        return f"raised {type(error).__name__}: {str(error)[:120]}"
+    out = []
+    for response in responses:
+        parts = (response.content.parts if response.content else None) or []
+        calls = [
+            (
+                p.function_call.id,
+                p.function_call.name,
+                p.function_call.args,
+                bool(p.thought_signature),
+            )
+            for p in parts
+            if p.function_call
+        ]
+        text = "".join(p.text or "" for p in parts if not p.thought)
+        error = f" error {response.error_code}: {(response.error_message or '')[:90]}"
+        out.append(
+            f"calls {calls}"
+            + (f" text {text!r}" if text else "")
+            + (error if response.error_code else "")
+        )
+    return " | ".join(out)
+
+
+def adk_check() -> None:
+    """google-adk's streamed ``LiteLlm`` against the replay server's OpenAI endpoint."""
+    import importlib.metadata
+
+    print(f"google-adk {importlib.metadata.version('google-adk')}")
+    with ReplayServer() as server:
+        for scenario in ADK_SCENARIOS:
+            print(f"  {scenario}: {_adk_final(server, scenario)}")
+
+
 CHECKS: dict[str, Callable[[], None]] = {
+    "adk": adk_check,
     "smolagents": smolagents_check,
     "sgpt": sgpt_check,
     "litellm_ollama": litellm_ollama_check,
+    "litellm_builder": litellm_builder_check,
+    "litellm_stream_errors": litellm_stream_errors_check,
 }
 
 

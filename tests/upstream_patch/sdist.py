@@ -1,12 +1,15 @@
-"""Fetch the sdist of an installed distribution and unpack it, without its package
-sources, so that its tests import the installed (patched) wheel.
+"""Fetch the sdist of an installed distribution and unpack it.
 
     python tests/upstream_patch/sdist.py DEST DISTRIBUTION PACKAGE [PACKAGE ...]
+    python tests/upstream_patch/sdist.py --whole DEST DISTRIBUTION
 
 Downloads ``DISTRIBUTION==<installed version>`` as a source distribution
-(``pip download --no-deps --no-binary :all:``), extracts it under DEST, removes each
-PACKAGE folder from it (run from the sdist, pytest would import those sources instead of
-the installed files) and prints the extracted directory. Nothing is committed.
+(``pip download --no-deps --no-binary :all:``) and extracts it under DEST. The first form
+removes each PACKAGE folder from it (run from the sdist, pytest would import those sources
+instead of the installed, patched files) and gives it a ``pytest.ini`` when it has none;
+``--whole`` leaves the sdist as released. Both print the extracted directory. The
+``prepare_sdist.py`` scripts of the upstream-suite sessions extract with :func:`download`
+too. Nothing is committed.
 """
 
 from __future__ import annotations
@@ -19,17 +22,27 @@ import tarfile
 from pathlib import Path
 
 
-def main(dest: str, distribution: str, *packages: str) -> Path:
+def download(dest: str | Path, distribution: str, *, tests_only: bool = False) -> Path:
+    """The sdist of the installed ``distribution``, extracted under ``dest`` (only its
+    ``tests/`` folders when ``tests_only``); its root."""
     version = importlib.metadata.version(distribution)
     target = Path(dest)
     target.mkdir(parents=True, exist_ok=True)
     pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary"]
     pip += [":all:", "--dest", str(target), f"{distribution}=={version}"]
     subprocess.run(pip, check=True)
-    (archive,) = target.glob("*.tar.gz")
+    (archive,) = target.glob(f"*-{version}.tar.gz")
     with tarfile.open(archive) as tar:
-        tar.extractall(target, filter="data")
-    (root,) = (path for path in target.iterdir() if path.is_dir())
+        members = tar.getmembers()
+        root = target / members[0].name.split("/")[0]
+        if tests_only:
+            members = [m for m in members if "/tests/" in f"/{m.name}/"]
+        tar.extractall(target, members=members, filter="data")
+    return root
+
+
+def main(dest: str, distribution: str, *packages: str) -> Path:
+    root = download(dest, distribution)
     for package in packages:
         shutil.rmtree(root / package)
     if not (root / "pytest.ini").exists():
@@ -38,4 +51,7 @@ def main(dest: str, distribution: str, *packages: str) -> Path:
 
 
 if __name__ == "__main__":
-    print(main(*sys.argv[1:]))
+    if sys.argv[1] == "--whole":
+        print(download(*sys.argv[2:]))
+    else:
+        print(main(*sys.argv[1:]))

@@ -179,18 +179,7 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
         self._reparse(message)
         self._parse_partial(message, delta.position)
         _top_level(snapshot, chunk)
-        return [
-            self._event(ChunkEvent, type="chunk", chunk=chunk, snapshot=snapshot),
-            self._event(
-                FunctionToolCallArgumentsDeltaEvent,
-                type="tool_calls.function.arguments.delta",
-                name=function.name,
-                index=delta.position,
-                arguments=function.arguments,
-                parsed_arguments=function.parsed_arguments,
-                arguments_delta=delta.delta,
-            ),
-        ]
+        return self._argument_events(chunk, snapshot, function, delta.position, delta.delta)
 
     def get_final_completion(self) -> ParsedChatCompletion[ResponseFormatT]:
         """The completion, its tool calls those of the core's assembled message."""
@@ -273,24 +262,37 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             return super()._build_events(chunk=chunk, completion_snapshot=completion_snapshot)
         entry, choice_snapshot = entries[0], completion_snapshot.choices[choice.index]
         function = (choice_snapshot.message.tool_calls or [])[entry.index].function
-        events: list[ChatCompletionStreamEvent[ResponseFormatT]] = [
-            self._event(ChunkEvent, type="chunk", chunk=chunk, snapshot=completion_snapshot),
-            self._event(
-                FunctionToolCallArgumentsDeltaEvent,
-                type="tool_calls.function.arguments.delta",
-                name=function.name,
-                index=entry.index,
-                arguments=function.arguments,
-                parsed_arguments=function.parsed_arguments,
-                arguments_delta=(entry.function.arguments if entry.function else None) or "",
-            ),
-        ]
+        text = (entry.function.arguments if entry.function else None) or ""
+        events = self._argument_events(chunk, completion_snapshot, function, entry.index, text)
         events += self._get_choice_state(choice).get_done_events(
             choice_chunk=choice,
             choice_snapshot=choice_snapshot,
             response_format=self._response_format,
         )
         return events
+
+    def _argument_events(
+        self,
+        chunk: ChatCompletionChunk,
+        snapshot: ParsedChatCompletionSnapshot,
+        function: Any,
+        index: int,
+        text: str,
+    ) -> list[ChatCompletionStreamEvent[ResponseFormatT]]:
+        """Stock's two events for a chunk that only adds ``text`` to call ``index``'s
+        arguments: the chunk event, then the arguments-delta event."""
+        return [
+            self._event(ChunkEvent, type="chunk", chunk=chunk, snapshot=snapshot),
+            self._event(
+                FunctionToolCallArgumentsDeltaEvent,
+                type="tool_calls.function.arguments.delta",
+                name=function.name,
+                index=index,
+                arguments=function.arguments,
+                parsed_arguments=function.parsed_arguments,
+                arguments_delta=text,
+            ),
+        ]
 
     def _event(self, kind: type[Any], **fields: Any) -> Any:
         """An event as stock's ``build`` makes it: built so once per kind, then copies of
