@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamfix.testing import LIVE_CASES, LiveTarget, live_check
+from streamfix.testing import DRIVERS, LIVE_CASES, LiveTarget, live_applies, live_check
 
 CASES = {case.name: case for case in LIVE_CASES}
 FRAMEWORKS = ("adk", "smolagents", "smolagents-litellm", "sgpt", "litellm", "openai")
@@ -63,3 +63,9 @@ def test_streamed_equals_non_streamed(llama_target: LiveTarget, framework: str, 
     code = WORDED_DIFFERENTLY[framework, case]
     assert (result.stock.error or "").startswith(code), result.stock
     assert (result.patched.error or "").startswith(code), result.patched
+
+
+def test_every_live_column_is_here(llama_target: LiveTarget) -> None:
+    """Every doctor column with a live check for OpenAI-compatible servers is in the matrix
+    (a new one fails here until it is added, with its stock outcomes)."""
+    assert [n for n in DRIVERS if live_applies(n, llama_target)] == list(FRAMEWORKS)
