@@ -563,6 +563,28 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
             ["tests/e2e/test_litellm_builder.py", "-k", LITELLM_BUILDER_E2E],
         ],
     },
+    # A series: the builder patch signs a call with a signature-only entry once the
+    # streaming path (this patch) stops dropping the entry; they apply in this order.
+    "litellm_signatures": {
+        "package": "litellm",
+        "patch": [
+            "docs/upstream/litellm-builder.patch",
+            "docs/upstream/litellm-signature-entries.patch",
+        ],
+        "source": "litellm/",
+        "added": [
+            "tests/test_litellm/litellm_core_utils/test_streaming_handler_signature_entries.py"
+        ],
+        "direct": [
+            ["tests/e2e/test_litellm.py", "-k", "signature_only_delta"],
+            # the builder's cases, and with this patch f2-late-signature too
+            [
+                "tests/e2e/test_litellm_builder.py",
+                "-k",
+                LITELLM_BUILDER_E2E.removesuffix(" and not f2-late-signature"),
+            ],
+        ],
+    },
     "litellm_stream_errors": {
         "package": "litellm",
         "patch": "docs/upstream/litellm-stream-errors.patch",

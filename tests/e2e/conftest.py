@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from support import shim_fixture
+import pytest
+from support import deselect_in_direct_mode, shim_fixture
 
 USER = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
 
@@ -25,3 +26,7 @@ def assembled_calls(message: Any) -> list[tuple[Any, ...]]:
 
 _litellm_stock = shim_fixture("litellm", autouse=True, name="_litellm_stock")
 litellm_patched = shim_fixture("litellm", install=True, name="litellm_patched")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    deselect_in_direct_mode(config, items)

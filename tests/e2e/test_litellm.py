@@ -86,6 +86,7 @@ def test_openai_provider_streamed_equals_non_streamed(
     assert streamed.finish_reason == whole.finish_reason
 
 
+@pytest.mark.stock_failure
 def test_openai_provider_drops_a_signature_only_delta(streamfix_server: ReplayServer) -> None:
     """Stock litellm: the F2 signature-only delta fails ``ChatCompletionDeltaToolCall``
     validation (``function`` is None) in ``CustomStreamWrapper.chunk_creator``, so the
@@ -99,18 +100,13 @@ def test_openai_provider_drops_a_signature_only_delta(streamfix_server: ReplaySe
 
 
 def test_openai_provider_patched_keeps_a_signature_only_delta(
-    streamfix_server: ReplayServer,
+    streamfix_server: ReplayServer, litellm_patched: None
 ) -> None:
-    """Patched: the entry gets an empty function, the chunk reaches the consumer and the
-    signature signs its own call (by index), as in the non-streamed response."""
-    import streamfix_litellm
-
-    streamfix_litellm.install()
-    try:
-        base = streamfix_server.openai_base_url
-        streamed = streamfix.assemble(_stream("openai/f2-late-signature", base))
-    finally:
-        streamfix_litellm.uninstall()
+    """Patched (the shim, or in direct mode litellm with litellm-signature-entries.patch):
+    the entry gets an empty function, the chunk reaches the consumer and the signature
+    signs its own call (by index), as in the non-streamed response."""
+    base = streamfix_server.openai_base_url
+    streamed = streamfix.assemble(_stream("openai/f2-late-signature", base))
     whole = _whole("openai/f2-late-signature", base).choices[0]
     assert (
         [c.thought_signature for c in streamed.tool_calls]

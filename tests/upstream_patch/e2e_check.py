@@ -19,7 +19,8 @@ from typing import Any
 from streamfix.testing import ReplayServer
 
 __all__ = ["adk_check", "litellm_builder_check", "litellm_ollama_check", "main"]
-__all__ += ["litellm_stream_errors_check", "sgpt_check", "smolagents_check"]
+__all__ += ["litellm_signatures_check", "litellm_stream_errors_check", "sgpt_check"]
+__all__ += ["smolagents_check"]
 
 QUESTION = "What is the weather in Paris, and the time there?"
 
@@ -229,6 +230,39 @@ def _calls(choice: Any) -> list[tuple[str, str]]:
     return [(c.function.name, c.function.arguments) for c in choice.message.tool_calls or []]
 
 
+def litellm_signatures_check() -> None:
+    """``litellm.completion(model="openai/f2-late-signature", stream=True)`` against the
+    replay server: the tool-call entries the stream hands on (index, signature), the calls
+    ``litellm.stream_chunk_builder`` builds with their signatures, beside non-streamed."""
+    import importlib.metadata
+
+    import litellm
+
+    print(f"litellm {importlib.metadata.version('litellm')}")
+    user = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
+    with ReplayServer() as server:
+        options: dict[str, Any] = {
+            "model": "openai/f2-late-signature",
+            "messages": user,
+            "api_base": server.openai_base_url,
+            "api_key": "sk-x",
+        }
+        chunks = list(litellm.completion(**options, stream=True))
+        entries = [e for k in chunks if k.choices for e in k.choices[0].delta.tool_calls or []]
+        streamed = [(e.index, e.function.name, _signature(e)) for e in entries]
+        print(f"  f2-late-signature: streamed entries     {streamed}")
+        built = litellm.stream_chunk_builder(chunks, messages=user).choices[0]
+        whole = litellm.completion(**options).choices[0]
+        for label, choice in (("stream_chunk_builder", built), ("non-streamed        ", whole)):
+            calls = [(c.function.name, _signature(c)) for c in choice.message.tool_calls or []]
+            print(f"                     {label}  {calls} {choice.finish_reason}")
+
+
+def _signature(call: Any) -> Any:
+    extra = getattr(call, "extra_content", None) or {}
+    return extra.get("google", {}).get("thought_signature")
+
+
 def _groq_error_event() -> Any:
     """Groq's in-stream error: text, then an event with only an error object (status 400)."""
     import streamfix.testing
@@ -351,6 +385,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "litellm_ollama": litellm_ollama_check,
     "litellm_builder": litellm_builder_check,
     "litellm_stream_errors": litellm_stream_errors_check,
+    "litellm_signatures": litellm_signatures_check,
 }
 
 
