@@ -521,14 +521,27 @@ LITELLM_BUILDER_E2E = (
 UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "smolagents": {
         "package": "smolagents",
-        "patch": "docs/upstream/smolagents.patch",
+        # A series: agglomerate_stream_deltas, then generate_stream (E7, E5, H1).
+        "patch": [
+            "docs/upstream/smolagents.patch",
+            "docs/upstream/smolagents-generate-stream.patch",
+        ],
         "source": "src/",
         "strip": "src/",
-        "added": ["tests/test_agglomerate_stream_deltas.py"],
+        "added": [
+            "tests/test_agglomerate_stream_deltas.py",
+            "tests/test_generate_stream_choices.py",
+        ],
         "sdist": ["tests/smolagents_upstream/prepare_sdist.py"],
         "suite": SMOLAGENTS_UPSTREAM_TESTS,
         "suite_deps": ["pytest-datadir", "ipython", "numpy", "openai", "litellm"],
-        "direct": [["tests/smolagents/test_wire_shapes.py", "tests/smolagents/test_agent.py"]],
+        "direct": [
+            [
+                "tests/smolagents/test_wire_shapes.py",
+                "tests/smolagents/test_agent.py",
+                "tests/smolagents/test_generate_stream.py",
+            ]
+        ],
     },
     "sgpt": {
         "package": "shell-gpt",

@@ -11,7 +11,13 @@ driven through the real methods (``OpenAIModel``, ``LiteLLMModel``,
   provider's words with it; patched, ``streamfix.ProviderStreamError`` with them.
 
 Where stock loses nothing the patched ``generate_stream`` yields exactly stock's deltas
-(the same objects' values, the same token usage, the same ``ValueError``)."""
+(the same objects' values, the same token usage, the same ``ValueError``).
+
+Direct mode (``STREAMFIX_DIRECT=1``: smolagents patched with docs/upstream/smolagents.patch
+and smolagents-generate-stream.patch, no shim): the ``patched`` tests drive smolagents' own
+``generate_stream``; a provider error is then smolagents' ``RuntimeError`` with the
+provider's text (:func:`provider_error`); the tests of stock's failures and of the shim's
+own API or error attributes are deselected."""
 
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ from typing import Any
 
 import pytest
 from smol_wire import MODEL_WIRES, WIRES, chunk, model_for, run_agent, stream_deltas, tc
+from support import direct
 
 PARIS, TOKYO = '{"city": "Paris"}', '{"city": "Tokyo"}'
 #: What stock makes of the two choices' argument fragments: one text, not JSON.
@@ -90,9 +97,20 @@ def calls_of(message: Any) -> list[tuple[str, str, str]]:
     return [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls]
 
 
+def provider_error() -> type[Exception]:
+    """What a provider error in the stream raises: the core's ``ProviderStreamError``, or
+    in direct mode smolagents' own (patched) ``RuntimeError``."""
+    if direct():
+        return RuntimeError
+    import streamfix
+
+    return streamfix.ProviderStreamError
+
+
 # --- n = 2 ----------------------------------------------------------------------------------
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("wire", MODEL_WIRES)
 def test_stock_generate_stream_mixes_choice_1_into_choice_0(wire: str, stock: Any) -> None:
     message = agglomerated(deltas_of(wire, TWO_CHOICES))
@@ -123,6 +141,13 @@ def test_patched_n2_deltas_are_stock_deltas_of_choice_0_alone(wire: str, stock: 
         streamfix_smolagents.uninstall()
 
 
+@pytest.mark.parametrize("wire", MODEL_WIRES)
+def test_n2_deltas_are_the_deltas_of_choice_0_alone(wire: str, patched: None) -> None:
+    """Patched (the shim, or smolagents itself in direct mode), the n = 2 stream gives the
+    deltas of choice 0's chunks alone, which are stock's (the next section pins them)."""
+    assert deltas_of(wire, TWO_CHOICES) == deltas_of(wire, CHOICE_ZERO)
+
+
 def both_choices_in_one_chunk(**choice_zero: Any) -> dict[str, Any]:
     """Choice 1 first (stock reads it as choice 0's), then choice 0."""
     both = chunk(tc(0, "call_a", "weather", PARIS), **choice_zero)
@@ -147,16 +172,15 @@ def test_a_chunk_carrying_both_choices_is_copied_not_changed(wire: str, patched:
 
 @pytest.mark.parametrize("wire", MODEL_WIRES)
 def test_a_provider_error_in_a_chunk_carrying_both_choices(wire: str, patched: None) -> None:
-    import streamfix
-
     body = both_choices_in_one_chunk(error={"message": RATE_LIMIT})
-    with pytest.raises(streamfix.ProviderStreamError, match=RATE_LIMIT):
+    with pytest.raises(provider_error(), match=RATE_LIMIT):
         deltas_of(wire, [body])
 
 
 # --- E5 -------------------------------------------------------------------------------------
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("wire", MODEL_WIRES)
 @pytest.mark.parametrize("shape", list(ERRORS))
 def test_stock_generate_stream_drops_the_provider_error(wire: str, shape: str, stock: Any) -> None:
@@ -174,6 +198,17 @@ def test_stock_generate_stream_drops_the_provider_error(wire: str, shape: str, s
 def test_patched_generate_stream_raises_the_provider_error(
     wire: str, shape: str, patched: None
 ) -> None:
+    body, text = ERRORS[shape]
+    with pytest.raises(provider_error(), match=text):
+        deltas_of(wire, [*BEFORE_ERROR, body])
+
+
+@pytest.mark.shim_only
+@pytest.mark.parametrize("wire", MODEL_WIRES)
+@pytest.mark.parametrize("shape", list(ERRORS))
+def test_patched_provider_error_carries_what_was_assembled(
+    wire: str, shape: str, patched: None
+) -> None:
     import streamfix
 
     body, text = ERRORS[shape]
@@ -186,26 +221,27 @@ def test_patched_generate_stream_raises_the_provider_error(
     assert error.partial_arguments == {0: '{"city": '}
 
 
-@pytest.mark.parametrize("wire", ["openai", "hf"])  # litellm maps "error" to "stop"
-def test_finish_reason_error_without_an_error_object(wire: str, stock: Any) -> None:
-    """E5 without an error object: stock ends the stream as if it were complete; patched,
-    the core's provider error (the finish reason is all the provider said)."""
-    import streamfix
-    import streamfix_smolagents
+FINISH_ERROR = [chunk(tc(0, "call_a", "weather", PARIS)), chunk(finish="error")]
 
-    bodies = [chunk(tc(0, "call_a", "weather", PARIS)), chunk(finish="error")]
-    assert calls_of(agglomerated(deltas_of(wire, bodies))) == [("call_a", "weather", PARIS)]
-    streamfix_smolagents.install()
-    try:
-        with pytest.raises(streamfix.ProviderStreamError, match="finish_reason 'error'"):
-            deltas_of(wire, bodies)
-    finally:
-        streamfix_smolagents.uninstall()
+
+@pytest.mark.stock_failure
+@pytest.mark.parametrize("wire", ["openai", "hf"])  # litellm maps "error" to "stop"
+def test_stock_ends_a_finish_reason_error_as_complete(wire: str, stock: Any) -> None:
+    """E5 without an error object: stock ends the stream as if it were complete."""
+    assert calls_of(agglomerated(deltas_of(wire, FINISH_ERROR))) == [("call_a", "weather", PARIS)]
+
+
+@pytest.mark.parametrize("wire", ["openai", "hf"])
+def test_patched_raises_a_finish_reason_error(wire: str, patched: None) -> None:
+    """Patched, a provider error (the finish reason is all the provider said)."""
+    with pytest.raises(provider_error(), match="finish_reason 'error'"):
+        deltas_of(wire, FINISH_ERROR)
 
 
 # --- the agent loop -------------------------------------------------------------------------
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("wire", WIRES)
 def test_stock_agent_runs_choice_0_and_1_glued(wire: str, stock: Any) -> None:
     received, agent = run_agent(wire, TWO_CHOICES, "Weather in Paris?")
@@ -224,6 +260,7 @@ def test_patched_agent_runs_choice_0_alone(wire: str, patched: None) -> None:
     assert agent.memory.steps[-1].is_final_answer
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("wire", WIRES)
 @pytest.mark.parametrize("shape", list(ERRORS))
 def test_stock_agent_never_shows_the_provider_error(wire: str, shape: str, stock: Any) -> None:
@@ -244,13 +281,12 @@ def test_patched_agent_stops_with_the_provider_error(wire: str, shape: str, patc
     ends the run; its cause is the core's provider error, with the provider's text."""
     from smolagents.utils import AgentGenerationError
 
-    import streamfix
-
     body, text = ERRORS[shape]
     with pytest.raises(AgentGenerationError, match=text) as info:
         run_agent(wire, [*BEFORE_ERROR, body], "Weather in Paris?")
-    assert isinstance(info.value.__cause__, streamfix.ProviderStreamError)
-    assert info.value.__cause__.provider_message == text
+    assert isinstance(info.value.__cause__, provider_error())
+    if not direct():
+        assert info.value.__cause__.provider_message == text  # type: ignore[attr-defined]
 
 
 # --- what stock does right stays ------------------------------------------------------------
@@ -293,15 +329,49 @@ def test_patched_deltas_are_stock_deltas(wire: str, stock: Any) -> None:
     assert len(stock_run) == 7  # one per chunk, the usage chunk's included
 
 
+def empty_choice() -> list[dict[str, Any]]:
+    empty = chunk(content="hi")
+    empty["choices"][0]["delta"] = None
+    return [chunk(content="a"), empty]
+
+
 @pytest.mark.parametrize("wire", ["openai", "hf"])
 def test_patched_raises_stocks_value_error_for_an_empty_chunk(wire: str, stock: Any) -> None:
     """A choice with no delta and no finish reason: stock's own ``ValueError``."""
-    empty = chunk(content="hi")
-    empty["choices"][0]["delta"] = None
-    stock_run, patched_run = both_ways(wire, [chunk(content="a"), empty])
+    stock_run, patched_run = both_ways(wire, empty_choice())
     assert stock_run[0] is ValueError
     assert stock_run[1].startswith("No content or tool calls in event")
     assert patched_run == stock_run
+
+
+@pytest.mark.parametrize("wire", ["openai", "hf"])
+def test_patched_keeps_stocks_value_error_for_an_empty_chunk(wire: str, patched: None) -> None:
+    """The same ``ValueError`` as stock's (the test above compares them in one process)."""
+    with pytest.raises(ValueError, match=r"^No content or tool calls in event"):
+        deltas_of(wire, empty_choice())
+
+
+@pytest.mark.parametrize("wire", MODEL_WIRES)
+def test_patched_deltas_of_a_normal_stream(wire: str, patched: None) -> None:
+    """The deltas stock gives (``test_patched_deltas_are_stock_deltas`` compares them in
+    one process), pinned: one per chunk, the provider's fragments as sent."""
+    deltas = deltas_of(wire, NORMAL)
+    fragments = [
+        [(t.index, t.id, t.function.name, t.function.arguments) for t in d.tool_calls or []]
+        for d in deltas
+    ]
+    assert [d.content for d in deltas] == ["", "Let me check.", None, None, None, None, ""]
+    assert fragments == [
+        [],
+        [],
+        [(0, "call_a", "weather", '{"city": ')],
+        [(0, None, None, '"Paris"}')],
+        [(1, "call_b", "weather", TOKYO)],
+        [],
+        [],
+    ]
+    usage = deltas[-1].token_usage
+    assert (usage.input_tokens, usage.output_tokens) == (11, 7)
 
 
 def test_patched_passes_the_providers_objects_through(patched: None) -> None:
@@ -342,6 +412,7 @@ def test_concurrent_streams_of_one_model_are_apart(patched: None) -> None:
 MODELS = ("OpenAIModel", "LiteLLMModel", "InferenceClientModel")
 
 
+@pytest.mark.shim_only
 def test_install_wraps_every_streaming_model_and_uninstall_restores(stock: Any) -> None:
     from smolagents import models
 
@@ -383,6 +454,7 @@ def _legacy_message(wire: str) -> Any:
     return agglomerate_stream_deltas(list(model.generate_stream(messages)))
 
 
+@pytest.mark.stock_failure
 @pytest.mark.parametrize("wire", ["openai", "litellm"])
 def test_h1_stock_reads_no_call_in_the_legacy_dialect(wire: str, stock: Any) -> None:
     assert not _legacy_message(wire).tool_calls

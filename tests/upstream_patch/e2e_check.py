@@ -19,8 +19,13 @@ from typing import Any
 from streamfix.testing import ReplayServer
 
 __all__ = ["adk_check", "litellm_builder_check", "litellm_ollama_check", "main"]
+<<<<<<< HEAD
 __all__ += ["litellm_signatures_check", "litellm_stream_errors_check", "sgpt_check"]
 __all__ += ["smolagents_check"]
+=======
+__all__ += ["litellm_stream_errors_check", "sgpt_check", "smolagents_check"]
+__all__ += ["smolagents_generate_stream_check"]
+>>>>>>> smolgen
 
 QUESTION = "What is the weather in Paris, and the time there?"
 
@@ -65,10 +70,18 @@ def _smolagents_run(server: ReplayServer, client: str, model_id: str, stream: bo
         tools=[get_weather, get_time], model=model, stream_outputs=stream, max_steps=1,
         verbosity_level=0,
     )  # fmt: skip
-    agent.run(QUESTION)
+    try:
+        agent.run(QUESTION)
+    except Exception as error:  # what the agent raises, as the user sees it
+        said = " ".join(str(error).split())[:160]
+        cause = type(error.__cause__).__name__
+        print(f"  {client} {model_id} stream={stream}: {type(error).__name__}: {said}")
+        print(f"    cause: {cause}; tools ran {sorted(ran)}")
+        return
     step = agent.memory.steps[1]
     calls = [(c.name, c.arguments) for c in step.tool_calls or []]
-    print(f"  {client} {model_id} stream={stream}: tools ran {sorted(ran)}; calls {calls}")
+    errors = f"; error {step.error}" if step.error else ""
+    print(f"  {client} {model_id} stream={stream}: tools ran {sorted(ran)}; calls {calls}{errors}")
 
 
 def smolagents_check() -> None:
@@ -77,6 +90,89 @@ def smolagents_check() -> None:
     print(f"smolagents {smolagents.__version__} from {smolagents.__file__}")
     with ReplayServer() as server:
         for client, model_id in (("openai", "b2-same-index"), ("litellm", "openai/b3-same-index")):
+            for stream in (True, False):
+                _smolagents_run(server, client, model_id, stream)
+
+
+def _two_choices() -> Any:
+    """E7, n = 2: both choices call a tool, their chunks interleaved (choice 0: Paris)."""
+    import streamfix.testing
+
+    base = {"id": "chatcmpl-n2", "object": "chat.completion.chunk", "model": "n2"}
+
+    def event(index: int, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": index, "delta": delta, "finish_reason": finish}
+        return {**base, "choices": [choice]}
+
+    def call(call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
+        function = {"name": name, "arguments": arguments} if name else {"arguments": arguments}
+        entry = {"index": 0, "id": call_id, "type": "function"} if call_id else {"index": 0}
+        return {"tool_calls": [{**entry, "function": function}]}
+
+    chunks = (
+        event(0, {"role": "assistant", "content": "Checking."}),
+        event(1, {"role": "assistant", "content": "Looking."}),
+        event(0, call("call_a", "get_weather", '{"city": ')),
+        event(1, call("call_b", "get_time", '{"zone": ')),
+        event(0, call(None, None, '"Paris"}')),
+        event(1, call(None, None, '"Europe/Paris"}')),
+        event(0, {}, "tool_calls"),
+        event(1, {}, "tool_calls"),
+    )
+    paris = {"id": "call_a", "name": "get_weather", "arguments": {"city": "Paris"}}
+    return streamfix.testing.Scenario(
+        "e7-two-choices", "E7", "n = 2, the choices interleaved", "openai", chunks,
+        calls=(paris,), text="Checking.",
+    )  # fmt: skip
+
+
+def _finish_error() -> Any:
+    """E5 as an OpenAI-compatible server may end a stream: ``finish_reason: "error"``
+    after a partial call, no error object."""
+    import streamfix.testing
+
+    base = {"id": "chatcmpl-fe", "object": "chat.completion.chunk", "model": "fe"}
+    partial = {"index": 0, "id": "call_a", "type": "function"}
+    partial["function"] = {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    chunks = (
+        {
+            **base,
+            "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Let me check"}}],
+        },
+        {**base, "choices": [{"index": 0, "delta": {"tool_calls": [partial]}}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "error"}]},
+    )
+    return streamfix.testing.Scenario(
+        "e5-finish-error", "E5", "finish_reason error, no error object", "openai", chunks,
+        text="Let me check", finish_reason="error", error="finish_reason 'error'",
+    )  # fmt: skip
+
+
+#: The shapes smolagents-generate-stream.patch fixes, by client: the openai client
+#: (OpenAIServerModel) and litellm's (LiteLLMModel, ``openai/``).
+GENERATE_STREAM_RUNS = (
+    ("openai", "e7-two-choices"),
+    ("litellm", "openai/e7-two-choices"),
+    ("openai", "e5-finish-error"),
+    ("openai", "e5-error"),
+    ("litellm", "openai/e5-error"),
+    ("openai", "h1-legacy-function-call"),
+    ("litellm", "openai/h1-legacy-function-call"),
+)
+
+
+def smolagents_generate_stream_check() -> None:
+    """The second smolagents patch: n = 2, errors in the stream, the legacy dialect."""
+    import smolagents
+
+    import streamfix.testing
+
+    print(f"smolagents {smolagents.__version__} from {smolagents.__file__}")
+    corpus = streamfix.testing.scenarios("openai")
+    scenarios = {"e7-two-choices": _two_choices(), "e5-finish-error": _finish_error()}
+    scenarios.update({name: corpus[name] for name in ("e5-error", "h1-legacy-function-call")})
+    with ReplayServer(scenarios=scenarios) as server:
+        for client, model_id in GENERATE_STREAM_RUNS:
             for stream in (True, False):
                 _smolagents_run(server, client, model_id, stream)
 
@@ -381,6 +477,7 @@ def adk_check() -> None:
 CHECKS: dict[str, Callable[[], None]] = {
     "adk": adk_check,
     "smolagents": smolagents_check,
+    "smolagents_generate_stream": smolagents_generate_stream_check,
     "sgpt": sgpt_check,
     "litellm_ollama": litellm_ollama_check,
     "litellm_builder": litellm_builder_check,
