@@ -19,13 +19,8 @@ from typing import Any
 from streamfix.testing import ReplayServer
 
 __all__ = ["adk_check", "litellm_builder_check", "litellm_ollama_check", "main"]
-<<<<<<< HEAD
 __all__ += ["litellm_signatures_check", "litellm_stream_errors_check", "sgpt_check"]
-__all__ += ["smolagents_check"]
-=======
-__all__ += ["litellm_stream_errors_check", "sgpt_check", "smolagents_check"]
-__all__ += ["smolagents_generate_stream_check"]
->>>>>>> smolgen
+__all__ += ["smolagents_check", "smolagents_generate_stream_check"]
 
 QUESTION = "What is the weather in Paris, and the time there?"
 
