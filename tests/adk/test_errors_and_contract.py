@@ -27,6 +27,7 @@ from google.adk.models.lite_llm import LiteLlm
 from google.genai import types
 
 import streamfix
+from streamfix_adk import _versions
 
 F_ARGS = '{"city":"Paris"}'
 
@@ -74,6 +75,16 @@ ENDS_MID_VALUE = [
 )
 def test_truncated_arguments_give_adk_error_response(chunks: list[Any], code: Any) -> None:
     responses = run(FIXED, chunks)
+    if _versions.truncation_settled() and not support.direct():
+        # From 2.13 ADK's loop reports a call cut off itself (MAX_TOKENS after "length",
+        # else MALFORMED_FUNCTION_CALL; none of the turn's calls run, the text kept):
+        # stock loses nothing, so the fixed path leaves it to ADK, as on stock.
+        expected = finals(run(LiteLlm, chunks))
+        assert [_full(r) for r in finals(responses)] == [_full(r) for r in expected]
+        assert any(r.error_code == code for r in expected)
+        assert _calls(responses) == []
+        assert _texts(responses) == "Looking up."
+        return
     errors = [r for r in finals(responses) if r.error_code]
     assert len(errors) == 1
     assert errors[0].error_code == code
@@ -84,6 +95,10 @@ def test_truncated_arguments_give_adk_error_response(chunks: list[Any], code: An
     assert _calls(responses) == []  # no call of a half-understood batch is run
     assert _texts(responses) == "Looking up."  # the text is kept
     assert len([r for r in finals(responses) if r.usage_metadata]) == 1  # counted once
+
+
+def _full(response: Any) -> tuple[Any, ...]:
+    return (summary(response), response.error_message)
 
 
 def test_truncated_without_text_keeps_usage() -> None:

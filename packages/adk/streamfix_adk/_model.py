@@ -92,6 +92,7 @@ from ._versions import (
     malformed_settled,
     multiple_choices_logged,
     thoughts_joined,
+    truncation_settled,
 )
 
 __all__ = ["StreamFixLiteLlm", "fixed_generate_content_async"]
@@ -125,6 +126,7 @@ THOUGHTS_JOINED = thoughts_joined()
 #: From 2.13 ADK settles arguments it cannot parse itself (repairs, or its own error
 #: response): a malformed call ADK was sent exactly as assembled is left to it.
 MALFORMED_SETTLED = malformed_settled()
+TRUNCATION_SETTLED = truncation_settled()
 #: From 2.10 ADK logs one error for a stream with several choices; it sees choice 0 alone
 #: here, so the fixed path logs it, once per stream, in ADK's words on ADK's logger.
 MULTIPLE_CHOICES_LOGGED = multiple_choices_logged()
@@ -361,6 +363,9 @@ def _ending(
     return []
 
 
+_SETTLED_ERRORS = (streamfix.MalformedToolCallError, streamfix.TruncatedToolCallError)
+
+
 @dataclass
 class _Sent:
     """What ADK has been sent of one call (live forwarding)."""
@@ -494,11 +499,19 @@ class _LiveCalls:
 
     def settles(self, error: streamfix.StreamFixError) -> bool:
         """Whether ADK's loop settles ``error``'s calls as on stock: the arguments are
-        malformed (not cut off, not too large), every call has a name, ADK was sent each
-        call exactly as assembled, and ADK either settles any such arguments itself
-        (``MALFORMED_SETTLED``: it repairs them or reports them) or its own lenient
-        parser repairs these (from 2.7: unquoted keys, Python literals)."""
-        if type(error) is not streamfix.MalformedToolCallError or error.message is None:
+        malformed or cut off (not too large), every call has a name, ADK was sent each
+        call exactly as assembled, and
+
+        - malformed: ADK either settles any such arguments itself (``MALFORMED_SETTLED``:
+          it repairs them or reports them) or its own lenient parser repairs these (from
+          2.7: unquoted keys, Python literals);
+        - cut off: from ``TRUNCATION_SETTLED`` ADK reports them (MAX_TOKENS after
+          ``length``, else MALFORMED_FUNCTION_CALL) and runs none of the turn's calls,
+          when each was sent with its id (ADK skips a call without one) and its lenient
+          parser reads none of the cut-off texts as an object (that call would run).
+        """
+        kind = type(error)
+        if kind not in _SETTLED_ERRORS or error.message is None:
             return False
         partial = error.partial_arguments
         if not all(error.partial_names.values()):
@@ -509,6 +522,13 @@ class _LiveCalls:
             position < len(self.sent) and "".join(self.sent[position].arguments) == text
             for position, text in partial.items()
         )
+        if kind is streamfix.TruncatedToolCallError:
+            return (
+                faithful
+                and TRUNCATION_SETTLED
+                and all(self.sent[position].id for position in partial)
+                and not any(map(_repaired, partial.values()))
+            )
         return faithful and (MALFORMED_SETTLED or all(map(_repaired, partial.values())))
 
     def sent_exactly(self, calls: list[streamfix.ToolCall]) -> bool:

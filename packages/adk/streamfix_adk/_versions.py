@@ -14,12 +14,14 @@ __all__ = [
     "MULTIPLE_CHOICES_LOGGED_FROM",
     "SUPPORTED",
     "THOUGHTS_JOINED_FROM",
+    "TRUNCATION_SETTLED_FROM",
     "forwarded_calls",
     "index_zero_kept",
     "live_calls",
     "malformed_settled",
     "multiple_choices_logged",
     "thoughts_joined",
+    "truncation_settled",
 ]
 
 #: Supported google-adk releases: the newest 1.x (1.39+) and 2.x.
@@ -65,6 +67,13 @@ THOUGHTS_JOINED_FROM = (2, 10)
 #: it. 2.9 is not tested.
 MALFORMED_SETTLED_FROM = (2, 10)
 
+#: From 2.13 ADK's stream loop reports a call cut off (MAX_TOKENS after ``length``, else
+#: MALFORMED_FUNCTION_CALL), runs none of the turn's calls and keeps the text streamed
+#: before it in a final response of its own: stock loses nothing, so a cut-off call ADK
+#: was sent exactly as assembled is ADK's to report. 2.10 to 2.12 report it too but drop
+#: that text (a loss: there the fixed path gives its own error response, the text kept).
+TRUNCATION_SETTLED_FROM = (2, 13)
+
 #: From 2.10 ADK's stream loop logs one error for a stream with several choices
 #: ("Multiple choices found in streaming response ..."); the fixed path hands it choice 0
 #: alone, so it logs that error itself there.
@@ -99,6 +108,11 @@ def thoughts_joined() -> bool:
 def malformed_settled() -> bool:
     """Whether the installed google-adk settles unparseable tool-call arguments itself."""
     return _installed() >= MALFORMED_SETTLED_FROM
+
+
+def truncation_settled() -> bool:
+    """Whether the installed google-adk reports a cut-off tool call losing nothing."""
+    return _installed() >= TRUNCATION_SETTLED_FROM
 
 
 def multiple_choices_logged() -> bool:
