@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import cli
+from support.cli import cli
 
 import streamfix
 import streamfix.testing

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import cli
+from support.cli import cli
 
 import streamfix
 import streamfix.testing

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import cli
+from support.cli import cli
 
 import streamfix
 import streamfix.testing

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from support import shim_fixture
 
 import streamfix.testing
-from streamfix.cli import main
 from streamfix.testing import LIVE_CASES, LiveCase, LiveTarget, Outcome, ReplayServer, Scenario
 
 SCENARIOS = streamfix.testing.scenarios()
@@ -65,15 +63,3 @@ def expected_finish(scenario: Scenario) -> str:
     if scenario.dialect == "ollama":
         return str(answer["done_reason"])
     return str(answer["choices"][0]["finish_reason"])
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run ``streamfix *argv`` in-process: (exit status, stdout, stderr)."""
-    try:
-        main(list(argv))
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-    else:  # pragma: no cover - typer always exits
-        code = 0
-    out, err = capsys.readouterr()
-    return code, out, err

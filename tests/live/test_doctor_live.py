@@ -8,7 +8,8 @@ import json
 import socket
 
 import pytest
-from conftest import CASES, SCENARIOS, cli
+from conftest import CASES, SCENARIOS
+from support.cli import cli
 
 from streamfix.testing import DRIVERS, Outcome, ReplayServer
 
