@@ -119,6 +119,18 @@ class ToolCallAssembler:
             )
         return self._settle(state)
 
+    def _finish_stream(self, choice: int) -> AssembledMessage:
+        """:meth:`finish` for a whole stream given at once: ``TypeError`` if it had
+        items and none of them was a chunk (every one was skipped as not one)."""
+        if not self._choices and self._usage is None and self._problems:
+            foreign = [p.detail for p in self._problems if p.code == "skipped-chunk"]
+            if len(foreign) == len(self._problems) and all(
+                d.startswith(("not a chunk", "unreadable chunk")) for d in foreign
+            ):
+                self._closed = "finished"
+                raise TypeError(f"expected an iterable of chunks; no item was one ({foreign[0]})")
+        return self.finish(choice)
+
     def finish_all(self) -> dict[int, AssembledMessage]:
         """End the stream; one assembled message per choice index. Call it once.
 
@@ -429,7 +441,7 @@ class ToolCallAssembler:
                 for arguments, parsed in outcome.values:
                     n = values_seen.get(origin.position, 0)
                     values_seen[origin.position] = n + 1
-                    tool = _tool_call(origin, arguments, parsed, len(calls), n)
+                    tool = _tool_call(origin, call, arguments, parsed, len(calls), n)
                     if not repeated(state, tool, ids, call.position):
                         calls.append(tool)
         calls, details, blocks = reasoning_metadata(state, calls)
@@ -476,13 +488,25 @@ def _derived_id(call_id: str | None, n: int) -> str | None:
 
 
 def _tool_call(
-    origin: CallState, arguments: str, parsed: dict[str, Any], index: int, n: int
+    origin: CallState,
+    call: CallState,
+    arguments: str,
+    parsed: dict[str, Any],
+    index: int,
+    n: int,
 ) -> ToolCall:
-    """The ``n``-th value of ``origin``'s arguments as a call (n > 0 only after B4 splits)."""
+    """The ``n``-th value of ``origin``'s arguments as a call (n > 0 only after B4 splits),
+    settled from ``call`` (``origin`` itself, or a follow-on of it).
+
+    The name is the origin's, else the call's own: a follow-on of a phantom (B9, dropped
+    for having no name) named later by a fragment of its own. ``settle`` gave ``call`` a
+    name, so every call in the message has one (E9 raises otherwise)."""
     first = n == 0  # the signature and extras belong to the first value
+    name = origin.name or call.name
+    assert name, "settle() passed a call with no name"
     return ToolCall(
         id=_derived_id(origin.id, n),
-        name=origin.name or "",
+        name=name,
         arguments=arguments,
         parsed=parsed,
         index=index,
@@ -554,17 +578,24 @@ def assemble(
     chunks: Iterable[object], tools: _Tools = None, **options: Unpack[AssembleOptions]
 ) -> AssembledMessage:
     """Assemble a whole stream; the message of ``options["choice"]`` (default 0), by
-    the fast path (no events). ``tools`` as for :class:`ToolCallAssembler`."""
+    the fast path (no events). ``tools`` as for :class:`ToolCallAssembler`.
+
+    ``TypeError`` when ``chunks`` is not an iterable of chunks: not iterable, a string or
+    bytes, or items none of which is a chunk."""
+    if isinstance(chunks, (str, bytes, bytearray)) or not isinstance(chunks, Iterable):
+        raise TypeError(f"expected an iterable of chunks, got {type(chunks).__name__}")
     assembler = _quiet(tools, options)
     assembler._consume_all(chunks, None)
-    return assembler.finish(options.get("choice", 0))
+    return assembler._finish_stream(options.get("choice", 0))
 
 
 async def aassemble(
     chunks: AsyncIterable[object], tools: _Tools = None, **options: Unpack[AssembleOptions]
 ) -> AssembledMessage:
     """:func:`assemble` for an async stream."""
+    if not isinstance(chunks, AsyncIterable):
+        raise TypeError(f"expected an async iterable of chunks, got {type(chunks).__name__}")
     assembler = _quiet(tools, options)
     async for chunk in chunks:
         assembler._consume_all((chunk,), None)
-    return assembler.finish(options.get("choice", 0))
+    return assembler._finish_stream(options.get("choice", 0))

@@ -19,6 +19,11 @@ The criteria, all required (a field set to ``None`` counts as absent):
   provider fields, and a ``function`` whose ``arguments`` is a string and which has
   no ``name`` and no ``provider_specific_fields``.
 
+The fast path skips the normaliser, never a decision: a chunk it takes still counts for
+E10 as the slow path counts it (``_repair.read_role``: a delta without a role, or one
+naming it). ``tests/core/test_fast_equals_slow.py`` checks that both paths end in equal
+states and events on every stream of the corpus and the strategies.
+
 A framework that reads a top-level field of its own (ADK's grounding metadata) checks
 that field itself.
 
@@ -31,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ._repair import read_role
 from ._state import CallState, ChoiceState
 
 __all__ = ["consume", "field", "fields"]
@@ -153,10 +159,15 @@ def consume(
             state = choices.get(number)
             call = route(state, index, text) if state is not None else None
             if call is not None:
+                assert state is not None
+                if len(delta) == 1 or delta.get("role") is None:
+                    state.unroled += 1  # E10's bookkeeping, as _repair.read_role keeps it
+                else:
+                    read_role(state, True)
                 if more is None:
                     call.parts.append(text)
                 else:
-                    more(state, call, text, events)  # type: ignore[arg-type]
+                    more(state, call, text, events)
                 last = index
                 continue
         other(chunk, events)

@@ -98,6 +98,12 @@ def assemble_guarded(chunks: list[Any], **kwargs: Any) -> None:
         msg = streamfix.assemble(chunks, **kwargs)
     except StreamFixError as err:
         _check_error(err)
+    except TypeError as err:  # a stream where no item is a chunk
+        assert str(err).startswith("expected an iterable of chunks; no item was one"), err
+        asm = ToolCallAssembler()
+        for body in chunks:
+            asm.feed(body)
+        assert not asm._choices and asm._usage is None
     else:
         _check_message(msg)
 
@@ -392,3 +398,85 @@ def test_any_feed_error_closes_the_assembler(s: Streamed, limit: int, data: Any)
         chunks.insert(at, data.draw(st.sampled_from([{"error": "boom"}, chunk(finish="error")])))
     feed_guarded(chunks, max_argument_bytes=limit)
     assemble_guarded(chunks, max_argument_bytes=limit)
+
+
+# --------------------------------------------------------------------------- hostile mixtures
+
+_hostile_entry = st.fixed_dictionaries(
+    {},
+    optional={
+        "index": st.sampled_from([0, 1, 2, None, "", "0", -1]),
+        "id": st.sampled_from(["", "call_a", "call_b", None]),
+        "type": st.sampled_from(["function", "custom", "", None]),
+        "function": st.fixed_dictionaries(
+            {},
+            optional={
+                "name": st.sampled_from(["get_weather", "get_time", "", None]),
+                "arguments": st.sampled_from(["{}", '{"a": 1}', '{"a"', ": 1}", "", "}", None]),
+            },
+        ),
+        "extra_content": st.just({"google": {"thought_signature": "c2ln"}}),
+    },
+)
+
+
+@st.composite
+def hostile_streams(draw: st.DrawFn) -> list[Any]:
+    """Random mixtures of valid and invalid tool-call fields, a few entries a chunk,
+    roles and finish reasons anywhere."""
+    bodies = []
+    for _ in range(draw(st.integers(1, 6))):
+        entries = draw(st.lists(_hostile_entry, max_size=3))
+        finish = draw(st.sampled_from([None, None, "tool_calls", "stop", "length"]))
+        role = {"role": "assistant"} if draw(st.booleans()) else None
+        bodies.append(chunk(*entries, finish=finish, delta=role))
+    return bodies
+
+
+@examples(600)
+@given(chunks=hostile_streams())
+def test_hostile_mixtures_end_in_a_typed_error_or_a_valid_message(chunks: list[Any]) -> None:
+    """Every call of a message has a name, parsed arguments equal to its text, its own
+    position; anything else is a typed error."""
+    feed_guarded(chunks)
+    assemble_guarded(chunks)
+
+
+def test_a_follow_on_of_a_phantom_named_later_has_its_name() -> None:
+    """Issue 23's smallest hostile stream: a phantom (no name, ``{}``), a follow-on value
+    without an index, then a name for it: one call, named, never ``""``."""
+    body = chunk(
+        tc(2, "", args="{}"),
+        tc(args="{}"),
+        tc(name="get_weather", type="custom"),
+        finish="tool_calls",
+    )
+    message = streamfix.assemble([body])
+    _check_message(message)
+    assert [(c.name, c.parsed) for c in message.tool_calls] == [("get_weather", {})]
+    assert feed_guarded([body]) == message
+
+
+@pytest.mark.parametrize(
+    ("given_", "named"),
+    [(None, "NoneType"), ("hello", "str"), (b"data: {}", "bytes"), (42, "int")],
+)
+def test_assemble_refuses_what_is_not_an_iterable_of_chunks(given_: Any, named: str) -> None:
+    with pytest.raises(TypeError, match=f"^expected an iterable of chunks, got {named}$"):
+        streamfix.assemble(given_)
+
+
+def test_assemble_refuses_a_stream_where_no_item_is_a_chunk() -> None:
+    with pytest.raises(TypeError, match="no item was one"):
+        streamfix.assemble([1, 2, 3])
+    assert streamfix.assemble([]).tool_calls == []  # empty is an empty message
+    mixed = streamfix.assemble([1, chunk(content="ok")])  # one chunk: skipped, diagnosed
+    assert mixed.content == "ok"
+    assert [d.code for d in mixed.diagnostics] == ["skipped-chunk"]
+
+
+def test_aassemble_refuses_a_sync_iterable() -> None:
+    import asyncio
+
+    with pytest.raises(TypeError, match="expected an async iterable of chunks, got list"):
+        asyncio.run(streamfix.aassemble([chunk(content="ok")]))  # type: ignore[arg-type]
