@@ -4,12 +4,15 @@ response would carry, whatever the provider sends.
 >>> import streamfix
 >>> message = streamfix.assemble(chunks)          # doctest: +SKIP
 >>> [(c.name, c.parsed) for c in message.tool_calls]  # doctest: +SKIP
+>>> for chunk in streamfix.repair(chunks):         # doctest: +SKIP
+...     ...  # the same stream in OpenAI's own form (wire-shapes R)
 """
 
 from typing import Any
 
 from . import _errors, _types
 from ._assembler import AssembleOptions, ToolCallAssembler, aassemble, assemble
+from ._emit import Rebuild, StreamRepairer, arepair, repair
 from ._errors import *  # noqa: F403 (the error hierarchy, its __all__)
 from ._registry import install, install_on_import, installed, uninstall
 from ._types import *  # noqa: F403 (the message, calls, events, diagnostics: its __all__)
@@ -17,13 +20,17 @@ from ._version import __version__
 
 __all__ = [
     "AssembleOptions",
+    "Rebuild",
+    "StreamRepairer",
     "ToolCallAssembler",
     "__version__",
     "aassemble",
+    "arepair",
     "assemble",
     "install",
     "install_on_import",
     "installed",
+    "repair",
     "uninstall",
 ]
 __all__ += _errors.__all__

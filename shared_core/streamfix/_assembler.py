@@ -84,6 +84,7 @@ class ToolCallAssembler:
         self._closed: str | None = None
         self._quiet = False  # set by assemble(): no events, lazy scanning
         self.continued: int | None = None
+        self.normalized: Chunk | None = None
 
     # --- public API ----------------------------------------------------------------------
 
@@ -168,12 +169,15 @@ class ToolCallAssembler:
             self._consume_choice(normalized, delta, events)
 
     def _read(self, chunk: object) -> Chunk | None:
-        """The chunk normalised, problems recorded; ``None`` if unreadable."""
+        """The chunk normalised, problems recorded; ``None`` if unreadable. Kept as
+        :attr:`normalized` (the repaired stream reads it)."""
+        self.normalized = None
         try:
             normalized = normalize(chunk)
         except Exception as exc:  # a foreign object never breaks the stream
             self._skip(f"unreadable chunk ({type(exc).__name__}: {exc})"[:500])
             return None
+        self.normalized = normalized
         for problem in normalized.problems:
             self._skip(problem)
         return normalized
@@ -426,8 +430,14 @@ class ToolCallAssembler:
             self._fail(error)
         return message
 
-    def _build(self, state: ChoiceState) -> tuple[AssembledMessage, dict[int, Outcome]]:
-        """The message from every call that settled, and each call's outcome."""
+    def _build(
+        self, state: ChoiceState, sources: list[tuple[int, int]] | None = None
+    ) -> tuple[AssembledMessage, dict[int, Outcome]]:
+        """The message from every call that settled, and each call's outcome.
+
+        ``sources``, if given, gets one ``(position, value)`` per call of the message:
+        the call state it came from and which JSON value of that state's arguments it
+        is (``value`` > 0 only after a B4 split); the repaired stream reads it."""
         calls: list[ToolCall] = []
         outcomes: dict[int, Outcome] = {}
         values_seen: dict[int, int] = {}  # B4: values so far per originating call
@@ -438,12 +448,14 @@ class ToolCallAssembler:
             outcome = outcomes[call.position] = settle(state, call, self._no_arguments)
             if isinstance(outcome, Complete):
                 origin = call.origin or call
-                for arguments, parsed in outcome.values:
+                for value, (arguments, parsed) in enumerate(outcome.values):
                     n = values_seen.get(origin.position, 0)
                     values_seen[origin.position] = n + 1
                     tool = _tool_call(origin, call, arguments, parsed, len(calls), n)
                     if not repeated(state, tool, ids, call.position):
                         calls.append(tool)
+                        if sources is not None:
+                            sources.append((call.position, value))
         calls, details, blocks = reasoning_metadata(state, calls)
         message = AssembledMessage(
             content="".join(state.content),

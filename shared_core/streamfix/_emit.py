@@ -1,0 +1,743 @@
+"""The repaired stream (wire-shapes R): the assembler's decisions written back out, as they
+are made, as chunks in OpenAI's own form.
+
+:class:`StreamRepairer` feeds every chunk to a :class:`~._assembler.ToolCallAssembler` and
+looks at what the assembler decided: which call each fragment went to, which calls are
+new, what their names, ids and signatures are now, how much of their arguments is a
+clean prefix of one JSON object. It routes nothing itself. What it passes on:
+
+* R1: a chunk whose tool-call entry is already what the repaired stream would send (the
+  call's place in the message as ``index``, the header with id, ``type`` and the whole
+  name, continuations with ``index`` and a piece of arguments) is passed on as the same
+  object. So is a chunk with no tool-call entry (text, reasoning, usage, role).
+* R2-R5: anything else is rewritten: one entry per chunk, the other delta fields on the
+  first, a call's header once, its arguments as the pieces of one JSON object.
+* R6, what waits (nothing else does): a call's header until its name is decided (a
+  declared tool that no other declared tool extends, else its first argument byte or
+  the end of its choice; C2), and until every call before it has one (calls keep the
+  message's order); a call that has no name yet (C3) or re-sends the id of a call
+  already passed on (G3, G4) until the end; the arguments after a value completed or
+  once they stop being one object's prefix (B4, C5, I1, I3) until the end; a
+  ``finish_reason`` until the next chunk shows whether the choice goes on (E2).
+* R8-R10 at :meth:`StreamRepairer.finish`: what was held, settled as the message is; the
+  finish reason once, last (``stop`` with calls is ``tool_calls``); then the error, if
+  the stream ends in one.
+
+Chunks come out of the type they came in: dicts as dicts; any other chunk (the openai
+SDK's ``ChatCompletionChunk``, litellm's ``ModelResponseStream``) passed on as the same
+object where nothing changes, and rebuilt from the plain dict the core writes where
+something does, by the ``rebuild`` callable the wire shim gives (the core imports no SDK;
+without one, ``type(chunk).model_validate``).
+
+A prefix passed on cannot be taken back: where the provider takes back arguments the
+repaired stream already passed on (I3 after its first bytes, E10 after an abandoned
+call's header, a repeat dropped after it was sent), :meth:`finish` ends the stream with
+:class:`~._errors.MalformedToolCallError` carrying the assembled message.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from typing import Any
+
+from ._assembler import ToolCallAssembler, _event_id
+from ._errors import AssemblerClosedError, MalformedToolCallError, StreamFixError
+from ._fastpath import field, fields
+from ._normalize import ChoiceDelta, Fragment
+from ._repair import failure
+from ._state import CallState, ChoiceState
+from ._types import AssembledMessage, ToolCall
+
+__all__ = ["Rebuild", "StreamRepairer", "arepair", "repair"]
+
+#: Turns a plain chunk dict the repairer wrote into a chunk of the type of ``like``.
+Rebuild = Callable[[dict[str, Any], Any], Any]
+
+_STANDARD = frozenset(("index", "id", "type", "function"))
+_BLANKS = " \t\r\n"
+_STOPS = frozenset(("stop", "end_turn"))
+
+
+class _Call:
+    """What the repaired stream has passed on of one call (one per ``CallState``).
+
+    ``out``: the call's index on the repaired wire (``None`` until its header went out);
+    ``sent_parts``/``sent_chars``: how much of its argument fragments went out; ``frozen``:
+    its arguments stopped being one object's prefix (the rest waits for the end)."""
+
+    __slots__ = ("begun", "frozen", "id", "name", "out", "sent_chars", "sent_parts", "signature")
+
+    def __init__(self) -> None:
+        self.out: int | None = None
+        self.id: str | None = None
+        self.name: str | None = None
+        self.signature: str | None = None
+        self.sent_parts = 0
+        self.sent_chars = 0
+        self.frozen = False
+        self.begun = False  # the arguments' first non-blank character was "{"
+
+
+class _Held:
+    """A finish reason waiting for the next chunk (E2): the chunk that carried it (the
+    same object, when nothing of it changed) or what to rebuild it from."""
+
+    __slots__ = ("chunk", "entries", "reason", "template", "usage")
+
+    def __init__(
+        self, chunk: Any, reason: str, template: Any, usage: Any, entries: list[Any]
+    ) -> None:
+        self.chunk = chunk  # the original chunk, passed on as is if nothing changes
+        self.reason = reason
+        self.template = template  # a chunk whose top-level fields a rebuilt one copies
+        self.usage = usage
+        self.entries = entries  # the tool-call entries the original chunk carries
+
+
+class _Choice:
+    """What the repaired stream has passed on of one choice."""
+
+    __slots__ = ("calls", "held", "ids", "next_out", "sent_reason")
+
+    def __init__(self) -> None:
+        self.calls: list[_Call] = []
+        self.next_out = 0
+        self.ids: set[str] = set()
+        self.held: _Held | None = None
+        self.sent_reason: str | None = None  # the finish reason that went out last
+
+
+class StreamRepairer:
+    """Repair one streamed chat completion, chunk by chunk (sans-I/O).
+
+    ``feed(chunk)`` returns the chunks to pass on now, ``finish()`` those left at the end.
+    Neither raises for what the stream carries: when it ends in an error (E4, E5, E9,
+    R10), they return what is complete and set :attr:`error`, which the caller raises
+    after passing those chunks on (:func:`repair` does). ``tools`` and
+    ``max_argument_bytes`` as for :class:`~streamfix.ToolCallAssembler`; ``rebuild``
+    makes a chunk of the input's type from the plain dict the repairer wrote.
+
+    :attr:`held` counts the chunks whose tool-call content waited (R6).
+    """
+
+    def __init__(
+        self,
+        tools: Any = None,
+        *,
+        max_argument_bytes: int | None = None,
+        rebuild: Rebuild | None = None,
+    ) -> None:
+        self._assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
+        self._assembler._quiet = True
+        self._rebuild = rebuild or _model_validate
+        self._choices: dict[int, _Choice] = {}
+        self._decided = _decided_names(self._assembler.tools)
+        self._token = os.urandom(4).hex()
+        self._last: Any = None  # the latest chunk: the template of what finish() writes
+        self.error: StreamFixError | None = None
+        self.held = 0
+        self._closed = False
+
+    # --- public API ----------------------------------------------------------------------
+
+    def feed(self, chunk: Any) -> list[Any]:
+        """Take one chunk; the chunks to pass on now."""
+        if self._closed:
+            raise AssemblerClosedError("the repairer is closed")
+        assembler = self._assembler
+        try:
+            assembler.feed(chunk, events=False)
+        except StreamFixError as exc:
+            return self._fail(exc)
+        wire = assembler.continued
+        if wire is not None:
+            self._last = chunk
+            fast = self._continued(chunk, wire)
+            if fast is not None:
+                return fast
+            number = self._number(chunk)
+            fragment = Fragment(wire, None, None, "", None, None)
+            delta = ChoiceDelta(number, None, None, [fragment], None, None, None, False)
+            return self._rewrite(chunk, [delta], None)
+        normalized = assembler.normalized
+        if normalized is None:
+            return []  # not a chunk: skipped by the assembler, with a diagnostic
+        self._last = chunk
+        return self._rewrite(chunk, normalized.choices, normalized.usage)
+
+    def finish(self) -> list[Any]:
+        """End the stream; the chunks left to pass on (:attr:`error` set if it failed)."""
+        if self._closed:
+            raise AssemblerClosedError("the repairer is closed")
+        self._closed = True
+        assembler = self._assembler
+        assembler._check_open()
+        assembler._closed = "finished"
+        out: list[Any] = []
+        for number in sorted(assembler._choices):
+            out.extend(self._settle(number))
+        return out
+
+    # --- the common chunk: it only continues one call -------------------------------------
+
+    def _continued(self, chunk: Any, wire: int) -> list[Any] | None:
+        """The fast path: ``[chunk]`` if it passes on as it is, else ``None``."""
+        choices = self._choices
+        number = next(iter(choices)) if len(choices) == 1 else self._number(chunk)
+        mine = choices.get(number)
+        state = self._assembler._choices[number]
+        call = state.by_index[wire]
+        if mine is None or mine.held is not None or call.position >= len(mine.calls):
+            return None
+        sent = mine.calls[call.position]
+        if sent.out != wire or sent.frozen or sent.sent_parts != len(call.parts) - 1:
+            return None
+        text = call.parts[-1]
+        if _piece(call, sent, peek=True) != len(text):
+            return None
+        sent.sent_parts += 1
+        sent.sent_chars += len(text)
+        return [chunk]
+
+    @staticmethod
+    def _number(chunk: Any) -> int:
+        (choice,) = field(chunk, "choices")
+        number: int = field(choice, "index")
+        return number
+
+    # --- any other chunk ------------------------------------------------------------------
+
+    def _rewrite(self, chunk: Any, deltas: list[ChoiceDelta], usage: Any) -> list[Any]:
+        """Pass ``chunk`` on as it is, or rewritten, after releasing held finish reasons."""
+        out: list[Any] = []
+        going_on = {d.choice for d in deltas if _carries(d)}
+        for number, mine in self._choices.items():
+            if mine.held is not None:
+                out.extend(self._release(number, mine, number in going_on))
+        plans = []
+        same = len(deltas) <= 1
+        for delta in deltas:
+            mine = self._choices.setdefault(delta.choice, _Choice())
+            entries = self._advance(self._assembler._choices[delta.choice], mine, ending=False)
+            if not entries and any(f.arguments or f.name for f in delta.fragments):
+                self.held += 1
+            plans.append((delta, mine, entries))
+            same = same and self._same(chunk, delta, entries)
+        if same:
+            if deltas and deltas[0].finish_reason:
+                delta, mine, entries = plans[0]
+                mine.held = _Held(chunk, deltas[0].finish_reason, chunk, usage, entries)
+            else:
+                out.append(chunk)
+            return out
+        for n, (delta, mine, entries) in enumerate(plans):
+            last = n == len(plans) - 1
+            out.extend(self._written(chunk, delta, mine, entries, usage if last else None))
+        return out
+
+    def _written(
+        self, chunk: Any, delta: ChoiceDelta, mine: _Choice, entries: list[Any], usage: Any
+    ) -> list[Any]:
+        """One choice of ``chunk`` rewritten: R5, R8."""
+        rest = _other_delta_fields(chunk, delta.choice)
+        specs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
+        if entries or _meaningful(rest):
+            first = dict(rest)
+            if entries:
+                first["tool_calls"] = [entries[0]]
+            specs.append((first, _other_choice_fields(chunk, delta.choice)))
+            specs.extend(({"tool_calls": [entry]}, None) for entry in entries[1:])
+        if delta.finish_reason:
+            mine.held = _Held(None, delta.finish_reason, chunk, usage, [])
+            usage = None
+        elif usage is not None and not specs:
+            specs.append(({}, None))
+        last = len(specs) - 1
+        return [
+            self._make(chunk, delta.choice, body, extra, usage=usage if n == last else None)
+            for n, (body, extra) in enumerate(specs)
+        ]
+
+    def _make(
+        self,
+        chunk: Any,
+        number: int,
+        delta: dict[str, Any],
+        extra: dict[str, Any] | None,
+        *,
+        finish: str | None = None,
+        usage: Any = None,
+    ) -> Any:
+        body = {key: value for key, value in fields(chunk).items() if key not in ("choices",)}
+        body["usage"] = usage
+        choice = dict(extra or {})
+        choice.update(index=number, delta=delta, finish_reason=finish)
+        body["choices"] = [choice]
+        if type(chunk) is dict:
+            if usage is None:
+                del body["usage"]
+            return body
+        return self._rebuild(body, chunk)
+
+    def _same(self, chunk: Any, delta: ChoiceDelta, entries: list[dict[str, Any]]) -> bool:
+        """R1: whether ``chunk``'s tool-call entries (at most one) are ``entries``."""
+        fragments = delta.fragments
+        if len(fragments) > 1:
+            return False
+        raw = _raw_delta(chunk, delta.choice)
+        if raw is None or field(raw, "function_call") is not None:
+            return False  # H1: a legacy call is rewritten as tool_calls
+        if not fragments:
+            return not entries
+        calls = field(raw, "tool_calls")
+        if len(calls) != 1:
+            return False
+        if entries:
+            return len(entries) == 1 and _canonical(calls[0]) == entries[0]
+        return self._empty_continuation(_canonical(calls[0]), delta.choice)
+
+    def _empty_continuation(self, entry: Any, number: int) -> bool:
+        """An entry that adds nothing to a call already on the wire at its index
+        (``{"index": i, "function": {"arguments": ""}}``): harmless as it is."""
+        if entry is None or entry.keys() - {"index", "function"}:
+            return False
+        if entry.get("function", {}) not in ({}, {"arguments": ""}):
+            return False
+        mine = self._choices.get(number)
+        wire = entry.get("index")
+        return mine is not None and any(sent.out == wire for sent in mine.calls)
+
+    # --- what the assembler decided, as entries -------------------------------------------
+
+    def _advance(self, state: ChoiceState, mine: _Choice, *, ending: bool) -> list[Any]:
+        """The entries that pass on what the assembler holds now and the wire lacks."""
+        entries: list[Any] = []
+        sent_calls = mine.calls
+        while len(sent_calls) < len(state.calls):
+            sent_calls.append(_Call())
+        blocked = False
+        for call, sent in zip(state.calls, sent_calls, strict=True):
+            if call.abandoned:
+                continue
+            if sent.out is None:
+                if blocked or not self._ready(state, call, mine, ending):
+                    blocked = True
+                    continue
+                self._open(call, sent, mine)
+                entries.append(_header(call, sent, _take(call, sent)))
+                continue
+            piece = _take(call, sent)
+            signature = call.signature if call.signature != sent.signature else None
+            if piece or signature:
+                entries.append(_continuation(sent, piece, signature))
+        return entries
+
+    def _ready(self, state: ChoiceState, call: CallState, mine: _Choice, ending: bool) -> bool:
+        """Whether the call's header can go out: a decided name, an id not shared."""
+        name = call.origin.name if call.origin is not None else call.name
+        name = name or call.name
+        if not name:
+            return False  # C3: the name may come later
+        if call.id is not None and call.origin is None and call.id in mine.ids:
+            return False  # G3, G4: decided at the end
+        if ending or state.finish_reason is not None or name in self._decided:
+            return True
+        return any(call.parts)  # C2: a name may come in pieces until the arguments start
+
+    def _open(self, call: CallState, sent: _Call, mine: _Choice) -> None:
+        sent.out = mine.next_out
+        mine.next_out += 1
+        name = (call.origin.name if call.origin is not None else None) or call.name
+        sent.name = name
+        sent.id = _event_id(call) or f"call_{self._token}_{sent.out}"
+        sent.signature = call.signature
+        mine.ids.add(sent.id)
+
+    # --- finish reasons (E2, R8) ------------------------------------------------------------
+
+    def _release(self, number: int, mine: _Choice, going_on: bool) -> list[Any]:
+        held, mine.held = mine.held, None
+        assert held is not None
+        if not going_on:
+            reason = mine.sent_reason = self._reason(number, held.reason)
+            if held.chunk is not None and reason == held.reason:
+                return [held.chunk]
+            return [self._finish_chunk(held, number, reason)]
+        return self._unfinished(held, number, mine)  # E2: the reason comes again at the end
+
+    def _unfinished(self, held: _Held, number: int, mine: _Choice) -> list[Any]:
+        """A held finish chunk passed on without its finish reason (what else it carried,
+        its usage)."""
+        if held.chunk is None:
+            if held.usage is None:
+                return []
+            return [self._make(held.template, number, {}, None, usage=held.usage)]
+        return self._written(held.chunk, _stripped(number), mine, held.entries, held.usage)
+
+    def _reason(self, number: int, reason: str) -> str:
+        mine = self._choices.get(number)
+        if reason in _STOPS and mine is not None and mine.next_out:
+            return "tool_calls"  # R8: as OpenAI sends a message with calls
+        return reason
+
+    def _finish_chunk(self, held: _Held, number: int, reason: str) -> Any:
+        return self._make(held.template, number, {}, None, finish=reason, usage=held.usage)
+
+    # --- the end ----------------------------------------------------------------------------
+
+    def _settle(self, number: int) -> list[Any]:
+        """Everything of one choice left at the end, settled as the message is."""
+        state = self._assembler._choices[number]
+        mine = self._choices.setdefault(number, _Choice())
+        held, mine.held = mine.held, None
+        sources: list[tuple[int, int]] = []
+        message, outcomes = self._assembler._build(state, sources)
+        entries = self._remaining(state, mine, message, sources)
+        if self.error is None:
+            self.error = failure(state, message, outcomes) or self._retracted(
+                state, mine, message, sources
+            )
+        reason = state.finish_reason
+        reason = None if reason is None else self._reason(number, reason)
+        if held is not None and held.chunk is not None and not entries and reason == held.reason:
+            return [held.chunk]  # R1: the finish chunk as sent
+        out: list[Any] = []
+        if (
+            held is not None
+            and held.chunk is not None
+            and (held.entries or _carries_more(held.chunk, number))
+        ):
+            out.extend(self._written(held.chunk, _stripped(number), mine, held.entries, None))
+        template = self._last if held is None else held.template
+        out.extend(self._make(template, number, {"tool_calls": [entry]}, None) for entry in entries)
+        if reason is not None and (held is not None or entries or reason != mine.sent_reason):
+            usage = None if held is None else held.usage
+            out.append(self._make(template, number, {}, None, finish=reason, usage=usage))
+        return out
+
+    def _remaining(
+        self,
+        state: ChoiceState,
+        mine: _Choice,
+        message: AssembledMessage,
+        sources: list[tuple[int, int]],
+    ) -> list[Any]:
+        """The entries that complete every call of the message on the wire."""
+        entries: list[Any] = []
+        while len(mine.calls) < len(state.calls):
+            mine.calls.append(_Call())
+        for tool, (position, value) in zip(message.tool_calls, sources, strict=True):
+            call, sent = state.calls[position], mine.calls[position]
+            if value == 0 and sent.out is not None:
+                done = call.text()[: sent.sent_chars]
+                if tool.arguments.startswith(done):
+                    piece = tool.arguments[len(done) :]
+                    signature = tool.thought_signature
+                    signature = signature if signature != sent.signature else None
+                    if piece or signature:
+                        entries.append(_continuation(sent, piece, signature))
+                continue  # else: retracted (below)
+            entries.append(self._late_header(tool, mine))
+        return entries
+
+    def _late_header(self, tool: ToolCall, mine: _Choice) -> dict[str, Any]:
+        """A call of the message that nothing of went out yet: whole, in one entry."""
+        out = mine.next_out
+        mine.next_out += 1
+        call_id = tool.id or f"call_{self._token}_{out}"
+        if call_id in mine.ids:  # G3: a shared id made unique, as with_unique_ids() does
+            n = 1
+            while f"{call_id}-{n}" in mine.ids:
+                n += 1
+            call_id = f"{call_id}-{n}"
+        mine.ids.add(call_id)
+        entry: dict[str, Any] = {
+            "index": out,
+            "id": call_id,
+            "type": "function",
+            "function": {"name": tool.name, "arguments": tool.arguments},
+        }
+        _sign(entry, tool.extras, tool.thought_signature)
+        return entry
+
+    def _retracted(
+        self,
+        state: ChoiceState,
+        mine: _Choice,
+        message: AssembledMessage,
+        sources: list[tuple[int, int]],
+    ) -> StreamFixError | None:
+        """A call whose beginning went out and that the message does not end the same
+        way: the wire cannot take it back."""
+        settled = {position for position, value in sources if value == 0}
+        lost = []
+        for call, sent in zip(state.calls, mine.calls, strict=False):
+            if sent.out is None:
+                continue
+            text = call.text()[: sent.sent_chars]
+            kept = call.position in settled and any(
+                t.arguments.startswith(text)
+                for t, (p, v) in zip(message.tool_calls, sources, strict=True)
+                if p == call.position and v == 0
+            )
+            if not kept:
+                lost.append((call, text))
+        if not lost:
+            return None
+        named = ", ".join(f"{c.name!r} (wire index {mine.calls[c.position].out})" for c, _ in lost)
+        return MalformedToolCallError(
+            f"the provider took back tool call arguments already passed on: {named}; the "
+            "assembled message is on this error",
+            message=message,
+            partial_arguments={c.position: text for c, text in lost},
+            partial_names={c.position: c.name for c, _ in lost},
+        )
+
+    def _fail(self, error: StreamFixError) -> list[Any]:
+        """A provider error (E5) or a cap (R9): what is complete, then the error."""
+        self._closed = True
+        self.error = error
+        out: list[Any] = []
+        for number, mine in self._choices.items():
+            held, mine.held = mine.held, None
+            if held is not None:
+                out.extend(self._unfinished(held, number, mine))
+        return out
+
+
+# --- entries ------------------------------------------------------------------------------
+
+
+def _header(call: CallState, sent: _Call, piece: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "index": sent.out,
+        "id": sent.id,
+        "type": "function",
+        "function": {"name": sent.name, "arguments": piece},
+    }
+    _sign(entry, call.extras, call.signature)
+    return entry
+
+
+def _continuation(sent: _Call, piece: str, signature: str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"index": sent.out, "function": {"arguments": piece}}
+    if signature:
+        sent.signature = signature
+        entry["extra_content"] = {"google": {"thought_signature": signature}}
+    return entry
+
+
+def _sign(entry: dict[str, Any], extras: dict[str, Any], signature: str | None) -> None:
+    """R7: the call's provider fields as sent; its signature where Gemini's OpenAI
+    endpoint puts it, ``extra_content.google.thought_signature``."""
+    for key, value in extras.items():
+        if key not in _STANDARD:
+            entry[key] = value
+    if signature:
+        content = entry.get("extra_content")
+        content = dict(content) if isinstance(content, dict) else {}
+        google = content.get("google")
+        google = dict(google) if isinstance(google, dict) else {}
+        google["thought_signature"] = signature
+        content["google"] = google
+        entry["extra_content"] = content
+
+
+def _piece(call: CallState, sent: _Call, *, peek: bool = False) -> int:
+    """How many characters of the call's new argument text can go out now: all of it
+    while the text is the prefix of one JSON object; up to the end of the first value
+    once another begins (B4); none once the text is not such a prefix (I1, I3, C5).
+    Sets ``sent.frozen`` when the rest must wait for the end (not when ``peek``)."""
+    scanner = call.scan()
+    if scanner.error is not None or not (sent.begun or _begins_object(call, sent)):
+        if not peek:
+            sent.frozen = True
+        return 0
+    bounds = scanner.boundaries
+    if not bounds or (len(bounds) == 1 and not scanner.dirty):
+        return scanner.consumed - sent.sent_chars
+    if not peek:
+        sent.frozen = True
+    return max(0, bounds[0] - sent.sent_chars)
+
+
+def _begins_object(call: CallState, sent: _Call) -> bool:
+    """Whether the arguments begin (after blanks) with ``{``, or are blank so far;
+    sets ``sent.begun`` once they do."""
+    for part in call.parts:
+        head = part.lstrip(_BLANKS)[:1]
+        if head:
+            sent.begun = head == "{"
+            return sent.begun
+    return True
+
+
+def _take(call: CallState, sent: _Call) -> str:
+    """The argument text of ``call`` that goes out now (see :func:`_piece`)."""
+    if sent.frozen or sent.sent_parts == len(call.parts):
+        return ""
+    size = _piece(call, sent)
+    if size <= 0:
+        return ""
+    parts = call.parts
+    new = parts[sent.sent_parts] if sent.sent_parts + 1 == len(parts) else ""
+    if not new:
+        new = "".join(parts[sent.sent_parts :])
+    piece = new[:size]
+    sent.sent_chars += len(piece)
+    if len(piece) == len(new):
+        sent.sent_parts = len(parts)
+    return piece
+
+
+# --- reading chunks -----------------------------------------------------------------------
+
+
+def _carries(delta: ChoiceDelta) -> bool:
+    return bool(
+        delta.fragments
+        or delta.content
+        or delta.reasoning
+        or delta.reasoning_details
+        or delta.thinking_blocks
+        or delta.finish_reason
+    )
+
+
+def _raw_choice(chunk: Any, number: int) -> Any:
+    for choice in field(chunk, "choices") or ():
+        index = field(choice, "index")
+        if (0 if index is None else index) == number:
+            return choice
+    return None
+
+
+def _raw_delta(chunk: Any, number: int) -> Any:
+    choice = _raw_choice(chunk, number)
+    if choice is None:
+        return None
+    delta = field(choice, "delta")
+    return delta if delta is not None else field(choice, "message")
+
+
+def _other_delta_fields(chunk: Any, number: int) -> dict[str, Any]:
+    delta = _raw_delta(chunk, number)
+    if delta is None:
+        return {}
+    return {
+        key: value
+        for key, value in fields(delta).items()
+        if key not in ("tool_calls", "function_call")
+    }
+
+
+def _other_choice_fields(chunk: Any, number: int) -> dict[str, Any]:
+    choice = _raw_choice(chunk, number)
+    if choice is None:
+        return {}
+    return {
+        key: value
+        for key, value in fields(choice).items()
+        if key not in ("index", "delta", "message", "finish_reason")
+    }
+
+
+def _meaningful(delta: dict[str, Any]) -> bool:
+    """Whether a delta without its tool calls still says something (text, role...)."""
+    return any(value is not None and value not in ("", []) for value in delta.values())
+
+
+def _carries_more(chunk: Any, number: int) -> bool:
+    delta = _raw_delta(chunk, number)
+    if delta is None:
+        return False
+    return _meaningful(fields(delta))
+
+
+def _stripped(number: int) -> ChoiceDelta:
+    """A choice of a held chunk as a delta without its finish reason."""
+    return ChoiceDelta(number, None, None, [], None, None, None, False)
+
+
+def _canonical(entry: Any) -> Any:
+    """A wire entry as the plain dict the repairer would write (nulls left out)."""
+    try:
+        raw = fields(entry)
+    except (TypeError, AttributeError):
+        return None
+    out = {key: _plain(value) for key, value in raw.items() if value is not None}
+    function = raw.get("function")
+    if function is not None:
+        try:
+            out["function"] = {k: v for k, v in fields(function).items() if v is not None}
+        except (TypeError, AttributeError):
+            return None
+    return out
+
+
+def _plain(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    return dump() if callable(dump) and type(value) is not dict else value
+
+
+def _decided_names(tools: frozenset[str]) -> frozenset[str]:
+    """C2: the declared names that no other declared name extends (a name that is one
+    of them is whole as soon as it arrives)."""
+    return frozenset(n for n in tools if not any(o != n and o.startswith(n) for o in tools))
+
+
+def _model_validate(body: dict[str, Any], like: Any) -> Any:
+    """The default ``rebuild``: ``body`` as an object of ``like``'s type (pydantic)."""
+    validate = getattr(type(like), "model_validate", None)
+    if validate is None:
+        raise TypeError(f"cannot rebuild a {type(like).__name__} chunk: pass rebuild=")
+    return validate(body)
+
+
+# --- the iterators ------------------------------------------------------------------------
+
+
+def repair(
+    chunks: Iterable[Any],
+    tools: Any = None,
+    *,
+    max_argument_bytes: int | None = None,
+    rebuild: Rebuild | None = None,
+) -> Iterator[Any]:
+    """The stream ``chunks`` repaired (wire-shapes R), chunk by chunk, as it arrives.
+
+    Raises what :func:`streamfix.assemble` raises for the same stream, after passing on
+    everything complete before it."""
+    if isinstance(chunks, (str, bytes, bytearray)) or not isinstance(chunks, Iterable):
+        raise TypeError(f"expected an iterable of chunks, got {type(chunks).__name__}")
+    repairer = StreamRepairer(tools, max_argument_bytes=max_argument_bytes, rebuild=rebuild)
+    for chunk in chunks:
+        yield from repairer.feed(chunk)
+        if repairer.error is not None:
+            raise repairer.error
+    yield from repairer.finish()
+    if repairer.error is not None:
+        raise repairer.error
+
+
+async def arepair(
+    chunks: AsyncIterable[Any],
+    tools: Any = None,
+    *,
+    max_argument_bytes: int | None = None,
+    rebuild: Rebuild | None = None,
+) -> AsyncIterator[Any]:
+    """:func:`repair` for an async stream."""
+    if not isinstance(chunks, AsyncIterable):
+        raise TypeError(f"expected an async iterable of chunks, got {type(chunks).__name__}")
+    repairer = StreamRepairer(tools, max_argument_bytes=max_argument_bytes, rebuild=rebuild)
+    async for chunk in chunks:
+        for out in repairer.feed(chunk):
+            yield out
+        if repairer.error is not None:
+            raise repairer.error
+    for out in repairer.finish():
+        yield out
+    if repairer.error is not None:
+        raise repairer.error
