@@ -161,7 +161,9 @@ class StreamRepairer:
             delta = ChoiceDelta(number, None, None, [fragment], None, None, None, False)
             return self._rewrite(chunk, [delta], None)
         normalized = assembler.normalized
-        if normalized is None:
+        if normalized is None or (
+            not normalized.choices and normalized.usage is None and normalized.problems
+        ):
             return []  # not a chunk: skipped by the assembler, with a diagnostic
         self._last = chunk
         return self._rewrite(chunk, normalized.choices, normalized.usage)
@@ -282,20 +284,24 @@ class StreamRepairer:
 
     def _same(self, chunk: Any, delta: ChoiceDelta, entries: list[dict[str, Any]]) -> bool:
         """R1: whether ``chunk``'s tool-call entries (at most one) are ``entries``."""
-        fragments = delta.fragments
-        if len(fragments) > 1:
+        if len(delta.fragments) > 1:
             return False
         raw = _raw_delta(chunk, delta.choice)
         if raw is None or field(raw, "function_call") is not None:
             return False  # H1: a legacy call is rewritten as tool_calls
-        if not fragments:
+        sent = field(_raw_choice(chunk, delta.choice), "finish_reason")
+        if delta.finish_reason and sent != delta.finish_reason:
+            return False  # H1: "function_call" is "tool_calls"
+        if not delta.fragments:
             return not entries
-        calls = field(raw, "tool_calls")
+        return self._same_entry(field(raw, "tool_calls"), entries, delta.choice)
+
+    def _same_entry(self, calls: Any, entries: list[dict[str, Any]], number: int) -> bool:
         if len(calls) != 1:
             return False
         if entries:
-            return len(entries) == 1 and _canonical(calls[0]) == entries[0]
-        return self._empty_continuation(_canonical(calls[0]), delta.choice)
+            return len(entries) == 1 and _loose(_canonical(calls[0])) == _loose(entries[0])
+        return self._empty_continuation(_canonical(calls[0]), number)
 
     def _empty_continuation(self, entry: Any, number: int) -> bool:
         """An entry that adds nothing to a call already on the wire at its index
@@ -359,12 +365,35 @@ class StreamRepairer:
     def _release(self, number: int, mine: _Choice, going_on: bool) -> list[Any]:
         held, mine.held = mine.held, None
         assert held is not None
+        if not going_on and not self._all_out(number, mine):
+            mine.held = held  # the end still has something for a call: the reason after it
+            return []
         if not going_on:
             reason = mine.sent_reason = self._reason(number, held.reason)
             if held.chunk is not None and reason == held.reason:
                 return [held.chunk]
-            return [self._finish_chunk(held, number, reason)]
+            return self._closing(held, number, mine, [], reason)
         return self._unfinished(held, number, mine)  # E2: the reason comes again at the end
+
+    def _closing(
+        self, held: _Held | None, number: int, mine: _Choice, entries: list[Any], reason: str | None
+    ) -> list[Any]:
+        """The end of a choice, rewritten: what the held chunk carried besides its finish
+        reason, then ``entries`` (what the end settled), then the finish reason (R8)."""
+        out: list[Any] = []
+        if (
+            held is not None
+            and held.chunk is not None
+            and (held.entries or _carries_more(held.chunk, number))
+        ):
+            out.extend(self._written(held.chunk, _stripped(number), mine, held.entries, None))
+        template = self._last if held is None else held.template
+        out.extend(self._make(template, number, {"tool_calls": [entry]}, None) for entry in entries)
+        if reason is not None and (held is not None or entries or reason != mine.sent_reason):
+            usage = None if held is None else held.usage
+            out.append(self._make(template, number, {}, None, finish=reason, usage=usage))
+            mine.sent_reason = reason
+        return out
 
     def _unfinished(self, held: _Held, number: int, mine: _Choice) -> list[Any]:
         """A held finish chunk passed on without its finish reason (what else it carried,
@@ -375,14 +404,27 @@ class StreamRepairer:
             return [self._make(held.template, number, {}, None, usage=held.usage)]
         return self._written(held.chunk, _stripped(number), mine, held.entries, held.usage)
 
+    def _all_out(self, number: int, mine: _Choice) -> bool:
+        """Whether every call of the choice went out whole (nothing left for the end)."""
+        state = self._assembler._choices[number]
+        if len(mine.calls) != len(state.calls):
+            return False
+        return all(
+            call.abandoned
+            or (
+                sent.out is not None
+                and not sent.frozen
+                and sent.sent_parts == len(call.parts)
+                and state.is_complete(call)
+            )
+            for call, sent in zip(state.calls, mine.calls, strict=True)
+        )
+
     def _reason(self, number: int, reason: str) -> str:
         mine = self._choices.get(number)
         if reason in _STOPS and mine is not None and mine.next_out:
             return "tool_calls"  # R8: as OpenAI sends a message with calls
         return reason
-
-    def _finish_chunk(self, held: _Held, number: int, reason: str) -> Any:
-        return self._make(held.template, number, {}, None, finish=reason, usage=held.usage)
 
     # --- the end ----------------------------------------------------------------------------
 
@@ -402,19 +444,7 @@ class StreamRepairer:
         reason = None if reason is None else self._reason(number, reason)
         if held is not None and held.chunk is not None and not entries and reason == held.reason:
             return [held.chunk]  # R1: the finish chunk as sent
-        out: list[Any] = []
-        if (
-            held is not None
-            and held.chunk is not None
-            and (held.entries or _carries_more(held.chunk, number))
-        ):
-            out.extend(self._written(held.chunk, _stripped(number), mine, held.entries, None))
-        template = self._last if held is None else held.template
-        out.extend(self._make(template, number, {"tool_calls": [entry]}, None) for entry in entries)
-        if reason is not None and (held is not None or entries or reason != mine.sent_reason):
-            usage = None if held is None else held.usage
-            out.append(self._make(template, number, {}, None, finish=reason, usage=usage))
-        return out
+        return self._closing(held, number, mine, entries, reason)
 
     def _remaining(
         self,
@@ -522,7 +552,7 @@ def _header(call: CallState, sent: _Call, piece: str) -> dict[str, Any]:
 
 def _continuation(sent: _Call, piece: str, signature: str | None) -> dict[str, Any]:
     entry: dict[str, Any] = {"index": sent.out, "function": {"arguments": piece}}
-    if signature:
+    if signature:  # R7: a late signature (F2), on an entry of its own if need be
         sent.signature = signature
         entry["extra_content"] = {"google": {"thought_signature": signature}}
     return entry
@@ -674,6 +704,24 @@ def _canonical(entry: Any) -> Any:
         except (TypeError, AttributeError):
             return None
     return out
+
+
+def _loose(entry: Any) -> Any:
+    """An entry with ``"arguments": ""`` left out, and then an empty ``function``: the
+    same entry to every consumer (a header without argument text; Gemini's late
+    signature, F2, on an entry without ``function``)."""
+    if type(entry) is not dict:
+        return entry
+    if "id" not in entry and entry.get("type") == "function":  # litellm types every entry
+        entry = {key: value for key, value in entry.items() if key != "type"}
+    function = entry.get("function")
+    if type(function) is not dict or function.get("arguments") not in ("", None):
+        return entry
+    loose = {key: value for key, value in entry.items() if key != "function"}
+    function = {key: value for key, value in function.items() if key != "arguments"}
+    if function:
+        loose["function"] = function
+    return loose
 
 
 def _plain(value: Any) -> Any:

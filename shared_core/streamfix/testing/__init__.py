@@ -19,7 +19,9 @@ pytest plugin, and what the doctor's drivers share.
 - live checks (``streamfix doctor --live``): :class:`LiveCase` / :data:`LIVE_CASES`,
   :class:`LiveTarget`, :func:`detect_api`, :func:`live_check` (a :class:`LiveResult`:
   a framework's streamed answer, stock and patched, against the same request answered
-  non-streamed).
+  non-streamed);
+- the repaired stream's form (wire-shapes R2-R8): :func:`is_canonical`,
+  :func:`canonical_problems`.
 
 The pytest plugin (entry point ``pytest11``) is :mod:`streamfix.testing._pytest_plugin`.
 
@@ -28,8 +30,9 @@ it starts. The pytest plugin (loaded in every project that installs adk-streamfi
 imports this package only when one of its fixtures is used.
 """
 
-from . import _asgi, _capture, _corpus, _doctor, _drivers, _live, _rounds, _server
+from . import _asgi, _canonical, _capture, _corpus, _doctor, _drivers, _live, _rounds, _server
 from ._asgi import *  # noqa: F403
+from ._canonical import *  # noqa: F403
 from ._capture import *  # noqa: F403
 from ._corpus import *  # noqa: F403
 from ._doctor import *  # noqa: F403
@@ -40,6 +43,7 @@ from ._server import *  # noqa: F403
 
 __all__: list[str] = []
 __all__ += _asgi.__all__
+__all__ += _canonical.__all__
 __all__ += _capture.__all__
 __all__ += _corpus.__all__
 __all__ += _doctor.__all__
