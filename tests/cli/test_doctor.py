@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
+import re
 import subprocess
 import sys
 
@@ -63,6 +65,68 @@ def test_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "stock \u2192 patched" in out
     assert "b2-same-index" in out
     assert "0 failing patched" in out
+
+
+def _matrix_lines(out: str) -> list[str]:
+    """The matrix of the doctor's output: its lines before the first lost cell's."""
+    lines = out.splitlines()
+    end = next(n for n, line in enumerate(lines) if re.match(r"  \S+ \S+: stock", line))
+    return lines[:end]
+
+
+def test_piped_the_matrix_is_one_line_per_cell_never_cut(
+    report: Report, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not on a terminal (a file, ``| less``, CI), each framework is a line and each of its
+    cells a line under it: scenario, shape, stock \u2192 patched, whole, at any width."""
+    monkeypatch.setattr("streamfix.cli._main.run_doctor", lambda frameworks: report)
+    code, out, _ = cli(capsys, "doctor")
+    assert code == 0
+    matrix = _matrix_lines(out)
+    assert matrix[0] == "streamfix doctor: stock \u2192 patched"
+    assert all(len(line) <= 60 and "\u2026" not in line for line in matrix)
+    for name, info in report.frameworks.items():
+        assert f"{name} {info['version']}" in matrix
+    mark = {"ok": "ok", "lost": "LOST"}
+    for cell in report.cells:
+        line = f"{cell.scenario} {cell.shape} {mark[cell.stock]}\u2192{mark[cell.patched]}"
+        assert line in [" ".join(m.split()) for m in matrix]
+    assert "0 failing patched" in out
+
+
+@pytest.mark.parametrize(("columns", "table"), [(200, True), (60, False)])
+def test_a_terminal_gets_the_table_only_where_it_fits(
+    columns: int,
+    table: bool,
+    report: Report,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("streamfix.cli._main.run_doctor", lambda frameworks: report)
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich takes stdout for a terminal
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, _ = cli(capsys, "doctor")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert code == 0
+    assert ("\u2503" in plain) is table  # the table's border
+    assert "\u2026" not in "\n".join(_matrix_lines(plain))
+    assert all(len(line) <= columns for line in _matrix_lines(plain))
+
+
+def test_the_frameworks_log_nothing_during_the_run(caplog: pytest.LogCaptureFixture) -> None:
+    """google-adk logs "Discarding tool call 'get_weather' with unparseable arguments"
+    for the broken streams it is fed; the doctor keeps such lines out of its output (its
+    matrix has them, judged) and puts every logger's level back afterwards."""
+    logger = logging.getLogger("google_adk")
+    logger.setLevel(logging.INFO)
+    try:
+        with caplog.at_level(logging.WARNING):  # what Python prints on stderr by default
+            run_doctor(["adk", "litellm"])
+        assert [r.getMessage() for r in caplog.records] == []
+        assert logger.level == logging.INFO
+        assert logging.getLogger("LiteLLM").level == logging.NOTSET
+    finally:
+        logger.setLevel(logging.NOTSET)
 
 
 def test_a_failing_patched_cell_gives_exit_status_one(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,66 @@ def test_foreign_files_get_a_clear_error(
     assert code == 2
     assert message in err
     assert "Traceback" not in out + err
+
+
+@pytest.mark.parametrize(
+    ("lines", "why"),
+    [
+        ('{"usage": {"total_tokens": 3}}\n', "not a chunk: dict with keys ['usage']"),
+        ('{"choices": "none"}\n{"choices": "none"}\n', "choices is str, not a list"),
+        ('{"choices": []}\n{"choices": []}\n', "no choice in any line"),
+    ],
+)
+def test_a_file_without_one_readable_chunk_is_not_a_capture(
+    lines: str, why: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each line is JSON with a chunk's key, and the assembler reads nothing in any."""
+    path = tmp_path / "nothing.jsonl"
+    path.write_text(lines)
+    code, out, err = cli(capsys, "replay", str(path))
+    assert (code, out) == (2, "")
+    assert f"{path}: no line is a readable chunk ({why})" in err
+
+
+def test_text_is_printed_as_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Non-ASCII text is text in both outputs, not ``\\ud83d\\ude00``; a surrogate pair a
+    stream split between two chunks is the one character it encodes."""
+
+    def delta(**fields: object) -> str:
+        return json.dumps({"choices": [{"index": 0, "delta": fields}]}) + "\n"
+
+    call = {
+        "index": 0,
+        "id": "c1",
+        "function": {"name": "note", "arguments": '{"t": "d\u00e9j\u00e0"}'},
+    }
+    path = tmp_path / "text.jsonl"
+    path.write_text(
+        delta(content="caf\u00e9 ")
+        + delta(content="\ud83d")
+        + delta(content="\ude00")
+        + delta(tool_calls=[call])
+    )
+    code, out, _ = cli(capsys, "replay", str(path), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["text"] == "caf\u00e9 \U0001f600"
+    assert '"caf\u00e9 \U0001f600"' in out and '"d\u00e9j\u00e0"' in out
+    assert "\\u" not in out
+    code, out, _ = cli(capsys, "replay", str(path))
+    assert code == 0
+    assert "text: 'caf\u00e9 \U0001f600'" in out
+    assert 'call 0: note({"t": "d\u00e9j\u00e0"})' in out
+
+
+def test_help_names_every_framework(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--framework`` accepts every doctor column (``litellm-openai``,
+    ``smolagents-litellm`` included), and the help lists each."""
+    for command in ("replay", "doctor"):
+        code, out, _ = cli(capsys, command, "--help")
+        assert code == 0
+        listed = re.sub(r"-\s+", "-", " ".join(out.split()))  # wrapped after a hyphen
+        assert all(name in listed for name in DRIVERS), listed
 
 
 def test_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -85,6 +85,32 @@ def test_models_and_unknown_scenario(streamfix_server: ReplayServer) -> None:
     assert "b3-same-index" in unknown.json()["error"]["message"]
 
 
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b"model=b2-same-index", "the request body is not JSON (Expecting value"),
+        (b"", "the request body is empty, not a JSON object"),
+        (b'["b2-same-index"]', "the request body is JSON but not an object (a list)"),
+    ],
+)
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/api/chat"])
+def test_a_body_that_is_not_a_json_object_gets_a_400(
+    streamfix_server: ReplayServer, path: str, body: bytes, why: str
+) -> None:
+    response = httpx.post(streamfix_server.url + path, content=body)
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith(why)
+
+
+@pytest.mark.parametrize(("method", "path"), [("GET", "/"), ("POST", "/v1/completions")])
+def test_an_unknown_route_names_its_path(
+    streamfix_server: ReplayServer, method: str, path: str
+) -> None:
+    response = httpx.request(method, streamfix_server.url + path)
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == f"no route {method} {path}"
+
+
 def test_tool_results_get_the_follow_up_text(streamfix_server: ReplayServer) -> None:
     messages = [
         {"role": "user", "content": "hi"},

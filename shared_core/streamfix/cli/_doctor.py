@@ -29,6 +29,7 @@ from ..testing import (
     judge,
     stock_and_patched,
 )
+from ._quiet import quiet_frameworks
 
 __all__ = [
     "DRIVERS",
@@ -124,14 +125,16 @@ def run_doctor(
 ) -> Report:
     """Drive every scenario through every installed framework, stock and patched.
 
-    Patches active before the run are put back afterwards.
+    Patches active before the run are put back afterwards. What the frameworks log about
+    the broken streams they are fed is kept quiet (:func:`quiet_frameworks`).
     """
     corpus = dict(SCENARIOS) if scenarios is None else scenarios
     report = Report()
     before = installed()
     try:
-        for name in frameworks or list(DRIVERS):
-            report.cells.extend(_run_one(name, DRIVERS[name], corpus, report))
+        with quiet_frameworks():
+            for name in frameworks or list(DRIVERS):
+                report.cells.extend(_run_one(name, DRIVERS[name], corpus, report))
     finally:
         if before:
             install(*before)

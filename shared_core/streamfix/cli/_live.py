@@ -29,6 +29,7 @@ from ..testing import (
     live_check,
     reference_outcome,
 )
+from ._quiet import quiet_frameworks
 
 __all__ = ["LiveReport", "first_model", "live_frameworks", "run_live"]
 
@@ -99,23 +100,24 @@ def run_live(
     seed: int = 0,
 ) -> LiveReport:
     """Every case through every framework (default: every column with a live check),
-    stock and patched, against the server at ``url``. Raises
-    :class:`~streamfix.testing.LiveError` when the server cannot be reached."""
+    stock and patched, against the server at ``url``, the frameworks' own log lines kept
+    quiet. Raises :class:`~streamfix.testing.LiveError` when the server cannot be reached."""
     found = api or detect_api(url)
     target = LiveTarget(url, model or first_model(url, found), found, seed)
     report = LiveReport(target, [case.name for case in cases])
     names = list(frameworks or live_frameworks())
     for case in cases:
         report.references[case.name] = reference_outcome(target, case)
-    for name in names:
-        driver = DRIVERS[name]
-        info: dict[str, Any] = {"version": driver.version()}
-        report.frameworks[name] = info
-        if not driver.available():
-            info["status"] = "not installed"
-        elif not live_applies(name, target):
-            info["status"] = f"n/a for {target.api} servers"
-        else:
-            info["status"] = "checked"
-            report.results.extend(live_check(name, target, case) for case in cases)
+    with quiet_frameworks():
+        for name in names:
+            driver = DRIVERS[name]
+            info: dict[str, Any] = {"version": driver.version()}
+            report.frameworks[name] = info
+            if not driver.available():
+                info["status"] = "not installed"
+            elif not live_applies(name, target):
+                info["status"] = f"n/a for {target.api} servers"
+            else:
+                info["status"] = "checked"
+                report.results.extend(live_check(name, target, case) for case in cases)
     return report

@@ -10,9 +10,13 @@ from __future__ import annotations
 import sys
 from typing import Any, Literal
 
+from .._version import __version__
 from ..testing import SCENARIOS, CaptureError, LiveError, LiveResult, Outcome, ReplayServer
 from ._doctor import DRIVERS, Report, outcome_dict, run_doctor, stock_and_patched
 from ._live import LiveReport, live_frameworks, run_live
+from ._output import console as _console
+from ._output import pipe_safe, print_matrix, whole_characters
+from ._quiet import quiet_frameworks
 from ._replay import replay_capture
 
 __all__ = ["doctor", "doctor_live", "main", "replay", "serve"]
@@ -27,12 +31,6 @@ def serve(host: str = "127.0.0.1", port: int = 0, replay: str | None = None) -> 
         server.wait()
     except KeyboardInterrupt:
         server.stop()
-
-
-def _console() -> Any:
-    from rich.console import Console  # noqa: PLC0415 (optional extra)
-
-    return Console(highlight=False, soft_wrap=True)
 
 
 _MARK = {"ok": "[green]ok[/]", "lost": "[bold red]LOST[/]"}
@@ -73,20 +71,41 @@ def _doctor_table(report: Report) -> Any:
     return table
 
 
+def _heading(name: str, version: str | None, status: str, shown: str) -> str:
+    """A framework's line in the plain layout: its name, version, and status unless it
+    is ``shown`` (the status of a framework whose cells follow)."""
+    heading = f"{name} {version}" if version else name
+    return heading if status == shown else f"{heading}: {escape(status)}"
+
+
+def _doctor_lines(report: Report) -> list[str]:
+    """The matrix as plain lines, one per cell under its framework: any width fits."""
+    lines = ["streamfix doctor: stock \u2192 patched"]
+    width = max(len(name) for name in SCENARIOS)
+    for name, info in report.frameworks.items():
+        lines.append(_heading(name, info.get("version"), info["status"], "patched"))
+        for cell in report.cells:
+            if cell.framework == name:
+                mark = f"{_MARK[cell.stock]}\u2192{_MARK[cell.patched]}"
+                lines.append(f"  {cell.scenario:<{width}}  {cell.shape:<4}  {mark}")
+    return lines
+
+
 def doctor(frameworks: list[str] | None = None, as_json: bool = False) -> int:
     """Run the corpus through every installed framework, stock and patched; print the
-    matrix. The exit status: 0 when every patched cell passes, 1 otherwise."""
+    matrix (a table on a terminal wide enough, else one line per cell). The exit status:
+    0 when every patched cell passes, 1 otherwise."""
     report = run_doctor(frameworks or None)
     if as_json:
         print(report.to_json())
         return 0 if report.ok else 1
     console = _console()
-    console.print(_doctor_table(report))
+    print_matrix(console, _doctor_table(report), _doctor_lines(report))
     lost = [c for c in report.cells if c.stock == "lost" or c.patched == "lost"]
     for cell in lost:
-        line = f"  {cell.framework} {cell.scenario}: stock {cell.stock_detail or 'ok'}"
+        line = f"  {cell.framework} {cell.scenario}: stock {escape(cell.stock_detail or 'ok')}"
         if cell.patched == "lost":
-            line += f"; [bold red]patched {cell.patched_detail}[/]"
+            line += f"; [bold red]patched {escape(cell.patched_detail)}[/]"
         console.print(line, markup=True, soft_wrap=True)
     recovered = sum(c.stock == "lost" and c.patched == "ok" for c in report.cells)
     failed = sum(c.patched == "lost" for c in report.cells)
@@ -142,6 +161,25 @@ def _live_table(report: LiveReport) -> Any:
     return table
 
 
+def _live_lines(report: LiveReport) -> list[str]:
+    """The live matrix as plain lines: the references, then one line per cell under its
+    framework."""
+    target = report.target
+    title = f"streamfix doctor --live {target.url} ({target.api}, {target.model})"
+    lines = [escape(f"{title}: stock \u2192 patched"), "reference (non-streamed):"]
+    width = max(len(case) for case in report.cases)
+    for case in report.cases:
+        lines.append(f"  {escape(case):<{width}}  {_reference_cell(*report.references[case])}")
+    results = {(r.framework, r.case): r for r in report.results}
+    for name, info in report.frameworks.items():
+        lines.append(_heading(name, info.get("version"), info["status"], "checked"))
+        if info["status"] == "checked":
+            for case in report.cases:
+                cell = _live_cell(results.get((name, case)), "checked")
+                lines.append(f"  {escape(case):<{width}}  {cell}")
+    return lines
+
+
 def doctor_live(
     url: str,
     model: str | None = None,
@@ -151,14 +189,15 @@ def doctor_live(
 ) -> int:
     """Each live case through every installed framework against the server at ``url``,
     stock and patched, each judged against the same request answered non-streamed; print
-    the matrix. The exit status: 0 when every patched cell with a usable reference
-    passes, 1 otherwise. Raises LiveError when the server cannot be reached."""
+    the matrix (a table on a terminal wide enough, else one line per cell). The exit
+    status: 0 when every patched cell with a usable reference passes, 1 otherwise. Raises
+    LiveError when the server cannot be reached."""
     report = run_live(url, model, api, frameworks or None)
     if as_json:
         print(report.to_json())
         return 0 if report.ok else 1
     console = _console()
-    console.print(_live_table(report))
+    print_matrix(console, _live_table(report), _live_lines(report))
     for result in report.results:
         if not result.usable:
             continue
@@ -197,18 +236,20 @@ def replay(path: str, framework: str | None = None, as_json: bool = False) -> in
                 f" this capture is {result.capture.dialect}"
             }
         else:
-            stock, patched = stock_and_patched(framework, result.capture.scenario())
+            with quiet_frameworks():
+                stock, patched = stock_and_patched(framework, result.capture.scenario())
             result.frameworks[framework] = {
                 "status": "patched" if patched is not None else "patch failed",
                 "stock": outcome_dict(stock),
                 "patched": outcome_dict(patched),
             }
-    data = result.to_dict()
+    data = whole_characters(result.to_dict())
     if as_json:
-        print(json.dumps(data, indent=2))
+        print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     console = _console()
-    console.print(f"[bold]{path}[/]: {data['format']} ({data['dialect']}), {data['chunks']} chunks")
+    head = f"{data['format']} ({data['dialect']}), {data['chunks']} chunks"
+    console.print(f"[bold]{escape(path)}[/]: {head}")
     _print_message(console, data)
     for name, info in data.get("frameworks", {}).items():
         console.print(f"[bold]{name}[/]: {info['status']}")
@@ -219,16 +260,21 @@ def replay(path: str, framework: str | None = None, as_json: bool = False) -> in
     return 0
 
 
-def _print_message(console: Any, data: dict[str, Any]) -> None:
+def _json(value: Any) -> str:
+    """``value`` as JSON, its text as text (``"😀"``, not ``"\\ud83d\\ude00"``)."""
     import json  # noqa: PLC0415
 
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _print_message(console: Any, data: dict[str, Any]) -> None:
     console.print(f"text: {data['text']!r}", markup=False)
     if data["reasoning"]:
         console.print(f"reasoning: {data['reasoning']!r}", markup=False)
     console.print(f"finish_reason: {data['finish_reason']}", markup=False)
     for number, call in enumerate(data["calls"]):
         console.print(
-            f"call {number}: {call['name']}({json.dumps(call['arguments'])})  id={call['id']}",
+            f"call {number}: {call['name']}({_json(call['arguments'])})  id={call['id']}",
             markup=False,
         )
         if call["thought_signature"]:
@@ -236,14 +282,13 @@ def _print_message(console: Any, data: dict[str, Any]) -> None:
     for diagnostic in data["diagnostics"]:
         console.print(f"repaired: {diagnostic['code']}: {diagnostic['detail']}", markup=False)
     if data["error"]:
-        console.print(f"[red]error[/]: {data['error']['type']}: {data['error']['text']}")
+        error = f"{data['error']['type']}: {data['error']['text']}"
+        console.print(f"[red]error[/]: {escape(error)}")
 
 
 def _print_outcome(console: Any, outcome: dict[str, Any]) -> None:
-    import json  # noqa: PLC0415
-
     for call in outcome["calls"]:
-        console.print(f"    call {call['name']}({json.dumps(call['arguments'])})", markup=False)
+        console.print(f"    call {call['name']}({_json(call['arguments'])})", markup=False)
     if outcome["text"]:
         console.print(f"    text: {outcome['text']!r}", markup=False)
     if outcome["error"]:
@@ -255,13 +300,15 @@ def _print_outcome(console: Any, outcome: dict[str, Any]) -> None:
 
 def _add_inspection_commands(app: Any, typer: Any) -> None:
     """``doctor`` and ``replay``."""
+    names = ", ".join(DRIVERS)  # listing the columns imports no framework
 
     def doctor_command(
         framework: list[str] = typer.Option(  # noqa: B008 (typer's idiom)
             [],
             "--framework",
             "-f",
-            help="Only these frameworks (adk, smolagents, sgpt, litellm, openai); default: all.",
+            metavar="NAME",
+            help=f"Only these frameworks ({names}); default: all.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the matrix as JSON."),
         live: str | None = typer.Option(
@@ -272,17 +319,23 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
             " Ollama root. Streamed answers are compared with the same request non-streamed.",
         ),
         model: str | None = typer.Option(
-            None, "--model", help="With --live: the model (default: the first one listed)."
+            None,
+            "--model",
+            metavar="NAME",
+            help="With --live: the model (default: the first one listed).",
         ),
         api: str | None = typer.Option(
-            None, "--api", help="With --live: openai or ollama (default: probed)."
+            None,
+            "--api",
+            metavar="openai|ollama",
+            help="With --live: the server's API (default: probed).",
         ),
     ) -> None:
-        """The public shape corpus through every installed framework, stock and patched;
-        with --live URL, live requests to that server instead.
+        """Check every installed framework, stock and patched.
 
-        Exit status 0 when every patched cell passes, 1 otherwise. Without --live: no
-        network, no keys.
+        The public shape corpus through each installed framework's real streaming code;
+        with --live URL, live requests to that server instead. Exit status 0 when every
+        patched cell passes, 1 otherwise. Without --live: no network, no keys.
         """
         known = live_frameworks() if live is not None else list(DRIVERS)
         unknown = sorted(set(framework) - set(known))
@@ -307,21 +360,26 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
         raise typer.Exit(code)
 
     def replay_command(
-        file: str = typer.Argument(..., help="A capture: JSONL chunks, SSE text or Ollama NDJSON."),
+        file: str = typer.Argument(
+            ..., metavar="FILE", help="A capture: JSONL chunks, SSE text or Ollama NDJSON."
+        ),
         framework: str | None = typer.Option(
             None,
             "--framework",
             "-f",
-            help="Also show what this framework gives stock and patched (adk, smolagents,"
-            " sgpt, litellm, openai).",
+            metavar="NAME",
+            help=f"Also show what this framework gives stock and patched: one of {names}.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
-        """Assemble a captured stream: calls, text, and what was repaired and why."""
+        """Assemble a captured stream: calls, text, repairs.
+
+        What was repaired and why; with --framework, what that framework gives stock and
+        patched. Exit status 2 when the file is not a capture.
+        """
         if framework is not None and framework not in DRIVERS:
             raise typer.BadParameter(
-                f"unknown framework {framework!r}; known: {', '.join(DRIVERS)}",
-                param_hint="--framework",
+                f"unknown framework {framework!r}; known: {names}", param_hint="--framework"
             )
         try:
             code = replay(file, framework, as_json)
@@ -329,43 +387,92 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
             raise typer.BadParameter(str(error), param_hint="FILE") from None
         raise typer.Exit(code)
 
-    app.command("doctor")(doctor_command)
-    app.command("replay")(replay_command)
+    app.command("doctor")(pipe_safe(doctor_command))
+    app.command("replay")(pipe_safe(replay_command))
+
+
+def _check_port(command: str, port: int) -> None:
+    """Exit with status 2 and one line when ``port`` is not a port."""
+    if not 0 <= port <= 65535:
+        print(f"streamfix {command}: --port {port}: not a port (0 to 65535)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _cannot_listen(command: str, host: str, port: int, error: OSError) -> SystemExit:
+    """Status 1, after one line saying why the server cannot listen (a port in use)."""
+    why = error.strerror or str(error)
+    print(f"streamfix {command}: cannot listen on {host}:{port}: {why}", file=sys.stderr)
+    return SystemExit(1)
 
 
 def _add_process_commands(app: Any, typer: Any) -> None:
-    """``run`` and ``record``."""
+    """``run``, ``record`` and ``serve``."""
 
     def run_command(
         command: list[str] = typer.Argument(  # noqa: B008 (typer's idiom)
-            ..., help="The command, after --: streamfix run -- python app.py ..."
+            ..., metavar="COMMAND", help="The command, after --: streamfix run -- python app.py"
         ),
     ) -> None:
-        """Run a program with every installed patch active, no change to its code."""
+        """Run a program with every installed patch active.
+
+        No change to its code: every Python it starts patches the installed frameworks.
+        """
         from ._run import run as run_program  # noqa: PLC0415
 
         raise typer.Exit(run_program(list(command)))
 
     def record_command(
         upstream: str = typer.Option(
-            ..., help="The endpoint's root, e.g. http://127.0.0.1:11434 or https://api.openai.com."
+            ...,
+            metavar="URL",
+            help="The endpoint's root, e.g. http://127.0.0.1:11434 or https://api.openai.com.",
         ),
-        out: str = typer.Option("captures", help="Folder for the JSONL captures."),
-        host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-        port: int = typer.Option(0, help="Port (0: a free one)."),
+        out: str = typer.Option("captures", metavar="DIR", help="Folder for the JSONL captures."),
+        host: str = typer.Option("127.0.0.1", metavar="HOST", help="Interface to listen on."),
+        port: int = typer.Option(0, metavar="PORT", help="Port (0: a free one)."),
     ) -> None:
-        """Loopback proxy: passes responses through unchanged, saves each streamed one."""
+        """Record every streamed response through a proxy.
+
+        A loopback proxy: passes responses through unchanged, saves each streamed one as
+        a JSONL capture.
+        """
         from ._record import RecordServer  # noqa: PLC0415
 
-        server = RecordServer(upstream, out, host, port).start()
+        _check_port("record", port)
+        try:
+            server = RecordServer(upstream, out, host, port).start()
+        except OSError as error:
+            raise _cannot_listen("record", host, port, error) from None
         print(f"streamfix recording on {server.url} -> {upstream}; captures in {out}", flush=True)
         try:
             server.wait()
         except KeyboardInterrupt:
             server.stop()
 
-    app.command("run", context_settings={"allow_interspersed_args": False})(run_command)
-    app.command("record")(record_command)
+    def serve_command(
+        host: str = typer.Option("127.0.0.1", metavar="HOST", help="Interface to listen on."),
+        port: int = typer.Option(0, metavar="PORT", help="Port (0: a free one)."),
+        replay: str | None = typer.Option(
+            None,
+            metavar="FILE",
+            help="Replay this capture (JSONL chunks, SSE text or Ollama NDJSON) for every model.",
+        ),
+    ) -> None:
+        """Serve the wire shapes (or a capture) on loopback.
+
+        OpenAI SSE and Ollama NDJSON; the model names the scenario.
+        """
+        _check_port("serve", port)
+        try:
+            serve(host, port, replay)
+        except CaptureError as error:
+            raise typer.BadParameter(str(error), param_hint="--replay") from None
+        except OSError as error:
+            raise _cannot_listen("serve", host, port, error) from None
+
+    app.command("run", context_settings={"allow_interspersed_args": False})(pipe_safe(run_command))
+    app.command("record")(pipe_safe(record_command))
+    app.command("serve")(pipe_safe(serve_command))
 
 
 def _app() -> Any:
@@ -374,30 +481,29 @@ def _app() -> Any:
     app = typer.Typer(
         no_args_is_help=True,
         add_completion=False,
+        rich_markup_mode=None,  # plain help (no <bool> after a flag) and one-line errors
         help="streamfix: streamed tool calls, assembled correctly.",
     )
 
-    def serve_command(
-        host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
-        port: int = typer.Option(0, help="Port (0: a free one)."),
-        replay: str | None = typer.Option(
-            None,
-            help="Replay this capture (JSONL chunks, SSE text or Ollama NDJSON) for every model.",
+    def print_version(value: bool) -> None:
+        if value:
+            print(f"streamfix {__version__}")
+            raise typer.Exit()
+
+    def callback(
+        version: bool = typer.Option(
+            False,
+            "--version",
+            is_eager=True,
+            callback=print_version,
+            help="Print the version and exit.",
         ),
     ) -> None:
-        """Loopback server replaying wire shapes (OpenAI SSE and Ollama NDJSON)."""
-        try:
-            serve(host, port, replay)
-        except CaptureError as error:
-            raise typer.BadParameter(str(error), param_hint="--replay") from None
-
-    def callback() -> None:
         """streamfix command line."""
 
     app.callback()(callback)
     _add_inspection_commands(app, typer)
     _add_process_commands(app, typer)
-    app.command("serve")(serve_command)
     return app
 
 

@@ -46,13 +46,18 @@ async def read_body(receive: Receive) -> bytes:
 
 
 async def read_json(receive: Receive) -> dict[str, Any]:
-    """The request body as a JSON object (``{}`` when it is empty or not one)."""
+    """The request body as a JSON object; :class:`ValueError` saying why when it is not one
+    (empty, not JSON, or JSON of another type)."""
     data = await read_body(receive)
+    if not data.strip():
+        raise ValueError("the request body is empty, not a JSON object")
     try:
-        parsed = json.loads(data or b"{}")
-    except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+        parsed = json.loads(data)
+    except ValueError as error:  # a JSONDecodeError, or bytes that are not text
+        raise ValueError(f"the request body is not JSON ({error})") from None
+    if not isinstance(parsed, dict):
+        raise ValueError(f"the request body is JSON but not an object (a {type(parsed).__name__})")
+    return parsed
 
 
 async def send_json(send: Send, status: int, payload: object) -> None:

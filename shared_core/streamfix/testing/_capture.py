@@ -8,6 +8,9 @@ A capture is one of:
   ``data: [DONE]``, comments and ``event:``/``id:`` fields ignored);
 - Ollama ``/api/chat`` NDJSON (one object per line with ``message``/``done``).
 
+A file where the assembler reads nothing in any line (no choice, usage or error) is not a
+capture either.
+
 :func:`read_capture` returns the chunks and the dialect (:func:`load_capture` the same as a
 corpus :class:`~streamfix.testing.Scenario`); anything else raises :class:`CaptureError`
 with a sentence saying what is wrong, never a traceback. :func:`parse_sse` and
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import StreamFixError
+from .._normalize import normalize
 from ._corpus import Dialect, Scenario
 
 __all__ = [
@@ -169,7 +173,18 @@ def read_capture(path: str | Path) -> Capture:
             f"{path}: not a chat stream capture: the first object has neither 'choices'"
             f" (OpenAI chunk) nor 'message'/'done' (Ollama line); its keys: {keys}"
         )
+    _check_readable(chunks, path)
     return Capture(tuple(chunks), dialect, fmt, str(path))
+
+
+def _check_readable(chunks: list[dict[str, Any]], path: Path) -> None:
+    """:class:`CaptureError` when the assembler reads nothing in any chunk: no choice,
+    no usage, no provider error (every line would be skipped)."""
+    read = [normalize(chunk) for chunk in chunks]
+    if any(c.choices or c.usage is not None or c.error is not None for c in read):
+        return
+    why = next((problem for c in read for problem in c.problems), "no choice in any line")
+    raise CaptureError(f"{path}: no line is a readable chunk ({why})")
 
 
 def load_capture(path: str | Path) -> Scenario:

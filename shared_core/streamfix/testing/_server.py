@@ -61,17 +61,22 @@ class ReplayApp:
         method, path = scope["method"], scope["path"].rstrip("/")
         if method == "GET" and path in ("/v1/models", "/models", "/api/tags"):
             await send_json(send, 200, self._models(path))
+        elif method == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
+            await self._chat(receive, send, path, "openai")
+        elif method == "POST" and path == "/api/chat":
+            await self._chat(receive, send, path, "ollama")
+        else:
+            message = f"no route {method} {scope['path']}"
+            await send_json(send, 404, {"error": {"message": message}})
+
+    async def _chat(self, receive: Receive, send: Send, path: str, dialect: Dialect) -> None:
+        """A chat request: the scenario (or the script's round) its model names."""
+        try:
+            body = await read_json(receive)
+        except ValueError as error:
+            await send_json(send, 400, {"error": {"message": str(error)}})
             return
-        if method != "POST" or path not in (
-            "/v1/chat/completions",
-            "/chat/completions",
-            "/api/chat",
-        ):
-            await send_json(send, 404, {"error": {"message": f"no route {method} {path}"}})
-            return
-        body = await read_json(receive)
         self.requests.append({"path": path, **body})
-        dialect: Dialect = "ollama" if path == "/api/chat" else "openai"
         script = self._script(str(body.get("model", "")))
         if script is not None:
             await _answer_round(send, script, body, dialect)
