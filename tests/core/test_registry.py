@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -223,13 +223,17 @@ def test_uninstall_all_stops_every_wait_and_a_second_install_waits_again(
     assert lazy_shim.calls == [("install", True)]  # once  # type: ignore[attr-defined]
 
 
+def _raises(error: Exception) -> Callable[[], None]:
+    def check() -> None:
+        raise error
+
+    return check
+
+
 def test_a_patch_that_refuses_is_not_left_waiting(
     lazy_shim: object, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def check() -> None:
-        raise RuntimeError("sf_framework 0.1 is not supported")
-
-    lazy_shim.check = check  # type: ignore[attr-defined]
+    lazy_shim.check = _raises(RuntimeError("sf_framework 0.1 is not supported"))  # type: ignore[attr-defined]
     with caplog.at_level(logging.WARNING, logger="streamfix"):
         assert streamfix.install("lazy") == []
     assert "sf_framework 0.1 is not supported" in caplog.text
@@ -239,10 +243,7 @@ def test_a_patch_that_refuses_is_not_left_waiting(
 def test_a_skipped_shim_logs_one_line(lazy_shim: object, caplog: pytest.LogCaptureFixture) -> None:
     from streamfix._shimkit import ShimSkipped
 
-    def check() -> None:
-        raise ShimSkipped("sf_framework needs SF_KEY (any value)")
-
-    lazy_shim.check = check  # type: ignore[attr-defined]
+    lazy_shim.check = _raises(ShimSkipped("sf_framework needs SF_KEY (any value)"))  # type: ignore[attr-defined]
     with caplog.at_level(logging.WARNING, logger="streamfix"):
         assert streamfix.install("lazy") == []
     assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [
