@@ -28,7 +28,7 @@ from .._errors import StreamFixError
 from ._corpus import Dialect, Scenario
 
 if TYPE_CHECKING:
-    from ._live import LiveCase, LiveTarget
+    from ._cases import LiveCase, LiveTarget
 
 __all__ = [
     "Driver",
