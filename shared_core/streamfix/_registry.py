@@ -7,10 +7,13 @@ framework's version, then patches; idempotent) and ``uninstall()`` (restores exa
 it replaced). A shim that fails is logged and reported, never raised into the host
 program, as OpenTelemetry instrumentors do.
 
-A shim may also name ``TRIGGER``, the module its patch changes: :func:`install_on_import`
-(what ``STREAMFIX_AUTO`` and ``streamfix run`` use) then patches the framework when the
-program imports that module, not at interpreter start, so a program pays for importing
-only the frameworks it uses.
+A shim may also name ``TRIGGER``, the module its patch changes: :func:`install` then
+patches the framework at once if the program has imported that module already, else when
+the program imports it, so a program pays for importing only the frameworks it uses (and
+``install()`` takes milliseconds, not the seconds importing every installed framework
+takes). A shim may name ``check()``, which refuses (raises) without importing the
+framework: it is asked before the registry waits, so that what :func:`install` returns
+is what will be patched.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ class _Log:
 logger: Any = _Log()
 
 _active: dict[str, Patch] = {}
+# Patches waiting for their framework's import: name -> (patch, trigger, the hook).
+_waiting: dict[str, tuple[Patch, str, Callable[[ModuleType], object]]] = {}
 
 
 @runtime_checkable
@@ -75,10 +80,20 @@ def _load(ep: EntryPoint) -> Patch | None:
         if not patch.available():
             logger.debug("streamfix: %s is not installed; not patched", ep.name)
             return None
-    except Exception:
-        logger.warning("streamfix: could not patch %s", ep.name, exc_info=True)
+    except Exception as error:
+        _failed(ep.name, error)
         return None
     return patch
+
+
+def _failed(name: str, error: Exception) -> None:
+    """A patch that could not be installed, logged: one line when the shim says why
+    (``ShimSkipped``: the framework's own configuration is missing), else with the
+    traceback."""
+    if type(error).__name__ == "ShimSkipped":  # _shimkit's; not imported at import streamfix
+        logger.warning("%s skipped: %s", name, error)
+    else:
+        logger.warning("streamfix: could not patch %s", name, exc_info=error)
 
 
 def _activate(name: str, patch: Patch) -> bool:
@@ -86,53 +101,73 @@ def _activate(name: str, patch: Patch) -> bool:
         return True
     try:
         patch.install()
-    except Exception:
-        logger.warning("streamfix: could not patch %s", name, exc_info=True)
+    except Exception as error:
+        _failed(name, error)
         return False
     _active[name] = patch
     return True
 
 
 def install(*names: str) -> list[str]:
-    """Patch the named frameworks (all installed ones if none named); what is patched.
+    """Patch the named frameworks (all installed ones if none named); what is patched
+    or waiting to be.
 
-    Idempotent: a patch already active is kept and listed. A framework that is not
-    installed is skipped; a patch that fails to load or install is logged as a warning
-    and left out of the result.
+    A framework whose patched module (the shim's ``TRIGGER``) the program has imported
+    is patched at once; any other is patched when the program imports that module, right
+    after the module has run, before the program can use it (a shim without
+    ``TRIGGER``: at once). So ``install()`` imports no framework. What the shim can check
+    without the import (its ``check()``: the framework's version, its configuration) is
+    checked first.
+
+    Idempotent: a patch already active or waiting is kept and listed. A framework that
+    is not installed is skipped; a patch that fails to load, check or install is logged
+    as a warning and left out of the result (a patch that fails when its framework is
+    imported later is logged then, and no longer listed by :func:`installed`).
     """
-    return _install(names, on_import=False)
-
-
-def install_on_import(*names: str) -> list[str]:
-    """Patch the named frameworks (all installed ones if none named) each when the
-    program imports the module its patch changes (the shim's ``TRIGGER``), at once if it
-    is imported already or the shim names none. What is patched or waiting.
-
-    Never raises; failures are logged as for :func:`install`.
-    """
-    return _install(names, on_import=True)
-
-
-def _install(names: tuple[str, ...], *, on_import: bool) -> list[str]:
     done: list[str] = []
     for ep in _entry_points(names):
-        if ep.name in _active:
+        if ep.name in _active or ep.name in _waiting:
             done.append(ep.name)
             continue
         patch = _load(ep)
         if patch is None:
             continue
-        trigger = getattr(patch, "TRIGGER", None) if on_import else None
-        if trigger and trigger not in sys.modules:
-            _finder().when_imported(trigger, functools.partial(_activate_hook, ep.name, patch))
-            done.append(ep.name)
-        elif _activate(ep.name, patch):
+        trigger = getattr(patch, "TRIGGER", None)
+        if not trigger or trigger in sys.modules:
+            if _activate(ep.name, patch):
+                done.append(ep.name)
+        elif _checked(ep.name, patch):
+            hook = functools.partial(_activate_hook, ep.name, patch)
+            _waiting[ep.name] = (patch, trigger, hook)
+            _finder().when_imported(trigger, hook)
             done.append(ep.name)
     return done
 
 
+def install_on_import(*names: str) -> list[str]:
+    """The same as :func:`install` (which waits for each framework's import too): the
+    name ``STREAMFIX_AUTO`` and ``streamfix run`` have always used."""
+    return install(*names)
+
+
+def _checked(name: str, patch: Patch) -> bool:
+    """Whether ``patch`` passes its own ``check()`` (if it has one; failures logged)."""
+    check = getattr(patch, "check", None)
+    if not callable(check):
+        return True
+    try:
+        check()
+    except Exception as error:
+        _failed(name, error)
+        return False
+    return True
+
+
 def _activate_hook(name: str, patch: Patch, _module: ModuleType) -> None:
-    _activate(name, patch)
+    waiting = _waiting.get(name)
+    if waiting is not None and waiting[0] is patch:
+        del _waiting[name]
+        _activate(name, patch)
 
 
 class _PostImportFinder:
@@ -150,6 +185,15 @@ class _PostImportFinder:
     def when_imported(self, module: str, hook: Callable[[ModuleType], object]) -> None:
         with self._lock:
             self._hooks.setdefault(module, []).append(hook)
+
+    def forget(self, module: str, hook: Callable[[ModuleType], object]) -> None:
+        """``hook`` no longer waits for ``module``."""
+        with self._lock:
+            hooks = self._hooks.get(module, [])
+            if hook in hooks:
+                hooks.remove(hook)
+            if not hooks:
+                self._hooks.pop(module, None)
 
     def take(self, module: str) -> list[Callable[[ModuleType], object]]:
         """The hooks waiting for ``module``, now removed (each runs once)."""
@@ -207,9 +251,17 @@ def _finder() -> _PostImportFinder:
 
 
 def uninstall(*names: str) -> list[str]:
-    """Undo the named patches (all active ones if none named); what was undone."""
+    """Undo the named patches (all active or waiting ones if none named); what was
+    undone. A patch waiting for its framework's import stops waiting (the framework is
+    then never patched by it)."""
     undone: list[str] = []
-    for name in names or tuple(_active):
+    for name in names or (*_active, *_waiting):
+        waiting = _waiting.pop(name, None)
+        if waiting is not None:
+            _, trigger, hook = waiting
+            _finder().forget(trigger, hook)
+            undone.append(name)
+            continue
         patch = _active.pop(name, None)
         if patch is None:
             continue
@@ -223,5 +275,10 @@ def uninstall(*names: str) -> list[str]:
 
 
 def installed() -> list[str]:
-    """The names of the patches active now."""
-    return sorted(_active)
+    """The names of the patches in effect: those active now, and those waiting for their
+    framework's import (:func:`install` patches such a framework the moment its module
+    has run, before the program can use it, so nothing of it ever runs unpatched). What
+    :func:`install` returned, less what was uninstalled or failed since. Whether a
+    framework's code is replaced at this moment is the shim's own ``installed()``
+    (``streamfix_openai.installed()``...): ``False`` while its patch waits."""
+    return sorted({*_active, *_waiting})

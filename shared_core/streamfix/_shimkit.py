@@ -29,6 +29,7 @@ from typing import Any
 
 __all__ = [
     "Shim",
+    "ShimSkipped",
     "Site",
     "UnsupportedVersionError",
     "in_range",
@@ -46,6 +47,12 @@ returning it."""
 
 class UnsupportedVersionError(RuntimeError):
     """The installed framework's version is outside the shim's supported range."""
+
+
+class ShimSkipped(RuntimeError):
+    """The framework cannot be loaded in this process as it is configured (shell_gpt
+    without an API key); the message says what it needs. The registry logs it as one
+    line, ``"<name> skipped: <message>"``, with no traceback."""
 
 
 @dataclass(frozen=True)
@@ -171,8 +178,10 @@ class Shim:
     and what the fix uses with it). ``on_uninstall`` runs after every site is restored
     (state a fixed stream may have left in the framework). ``more_drivers``: further
     doctor columns of the same patch, ``{column: attribute of the package's _doctor}``
-    (a framework with two streaming paths). The object itself is the shim's
-    ``streamfix.patches`` entry point.
+    (a framework with two streaming paths). ``precondition``: what the framework needs
+    in this process before it can even be imported (its own configuration), read without
+    importing it: a sentence saying what is missing, or ``None``. The object itself is
+    the shim's ``streamfix.patches`` entry point.
     """
 
     def __init__(
@@ -186,6 +195,7 @@ class Shim:
         requires: Sequence[str] = (),
         on_uninstall: Callable[[], None] | None = None,
         more_drivers: Mapping[str, str] | None = None,
+        precondition: Callable[[], str | None] | None = None,
     ) -> None:
         in_range("0", supported)  # a malformed range fails at import, not at install
         self.package = package
@@ -197,6 +207,7 @@ class Shim:
         self.requires = tuple(requires) or (self.trigger.partition(".")[0],)
         self.on_uninstall = on_uninstall
         self.more_drivers = dict(more_drivers or {})
+        self.precondition = precondition
         self._saved: list[_Saved] = []
 
     # The names the registry and the doctor read on a ``streamfix.patches`` entry point.
@@ -252,19 +263,28 @@ class Shim:
                 f" (supported: {self.supported}); not patched"
             )
 
+    def check(self) -> None:
+        """Raise :class:`ShimSkipped` when the framework's precondition is not met, or
+        :class:`UnsupportedVersionError`; the framework is not imported (what the registry
+        asks before it waits for the framework's import)."""
+        missing = self.precondition() if self.precondition is not None else None
+        if missing:
+            raise ShimSkipped(missing)
+        self.check_version()
+
     def installed(self) -> bool:
         """Whether the patch is active."""
         return bool(self._saved)
 
     def install(self) -> None:
-        """Check the version, then replace the name at every site. Idempotent.
+        """:meth:`check`, then replace the name at every site. Idempotent.
 
         All or nothing: if any site fails, the sites already replaced are restored and
         the error is raised.
         """
         if self._saved:
             return
-        self.check_version()
+        self.check()
         try:
             for site in self.sites:
                 self._patch(site)

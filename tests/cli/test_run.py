@@ -130,10 +130,21 @@ def test_start_up_imports_no_framework() -> None:
     ],
 )
 def test_each_framework_is_patched_when_imported(statement: str, patched: list[str]) -> None:
-    code = f"{statement}\nimport streamfix\nprint(streamfix.installed())"
+    """What each shim says is patched now (``streamfix_<fw>.installed()``); the registry's
+    ``streamfix.installed()`` lists the patches waiting for their framework's import too."""
+    code = (
+        f"{statement}\nimport importlib, streamfix\n"
+        f"print([n for n in {SHIMS!r} if importlib.import_module('streamfix_' + n).installed()])\n"
+        "print(streamfix.installed())"
+    )
     done = _run([sys.executable, "-c", code], STREAMFIX_AUTO="1")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == repr(patched)
+    now, in_effect = done.stdout.strip().splitlines()[-2:]
+    assert now == repr(patched)
+    assert in_effect == repr(list(SHIMS))
+
+
+SHIMS = ("adk", "litellm", "openai", "sgpt", "smolagents")  # streamfix_<name>, sorted
 
 
 def test_exit_status_is_the_programs(tmp_path: Path) -> None:

@@ -129,6 +129,24 @@ def test_testing_and_the_pytest_plugin_load_no_socket_before_a_server_starts() -
     assert done.returncode == 0, done.stderr
 
 
+def _testing_modules() -> list[str]:
+    import pkgutil
+
+    import streamfix.testing
+
+    return sorted(m.name for m in pkgutil.iter_modules(streamfix.testing.__path__))
+
+
+@pytest.mark.parametrize("module", _testing_modules())
+def test_each_module_of_testing_imports_first(module: str) -> None:
+    """Each module of ``streamfix.testing`` imported on its own, first, in a fresh
+    interpreter (no import circle needs another module loaded before it), loading no
+    socket or uvicorn (tests/core/test_import_graph.py reads the graph itself). The
+    pytest plugin imports pytest, which loads socket itself."""
+    watch = () if module == "_pytest_plugin" else ("socket", "uvicorn")
+    assert _loaded(f"import streamfix.testing.{module}", watch) == {}
+
+
 @pytest.mark.parametrize(
     "name", ["SCENARIOS", "Scenario", "scenarios", "ReplayApp", "ReplayServer", "load_capture"]
 )

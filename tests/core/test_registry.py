@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -125,7 +128,7 @@ def test_install_on_import_waits_for_the_trigger_module(lazy_shim: object) -> No
     import importlib.util
 
     assert streamfix.install_on_import("lazy") == ["lazy"]
-    assert "lazy" not in streamfix.installed()
+    assert "lazy" in streamfix.installed()  # waiting: patched the moment it is imported
     assert lazy_shim.calls == []  # type: ignore[attr-defined]
     assert importlib.util.find_spec("sf_framework.models") is not None  # a look, no import
     import sf_framework  # the package alone is not the trigger
@@ -170,3 +173,150 @@ def test_a_failing_deferred_patch_never_breaks_the_import(
     assert sf_framework.models.READY
     assert "framework 0.1 is not supported" in caplog.text
     assert "lazy" not in streamfix.installed()
+
+
+# -- install() waits for the framework's import (issue 23) -------------------------------
+
+
+def test_install_imports_no_framework_and_patches_it_when_imported(lazy_shim: object) -> None:
+    assert streamfix.install("lazy") == ["lazy"]
+    assert "sf_framework.models" not in sys.modules
+    assert lazy_shim.calls == []  # type: ignore[attr-defined]
+    assert streamfix.installed() == ["lazy"]
+    assert streamfix.install("lazy") == ["lazy"]  # idempotent: one hook
+    import sf_framework.models  # noqa: F401
+
+    assert lazy_shim.calls == [("install", True)]  # type: ignore[attr-defined]
+    assert streamfix.installed() == ["lazy"]
+    assert streamfix.uninstall() == ["lazy"]
+    assert lazy_shim.calls == [("install", True), "uninstall"]  # type: ignore[attr-defined]
+
+
+def test_install_of_an_imported_framework_patches_at_once(lazy_shim: object) -> None:
+    import sf_framework.models  # noqa: F401
+
+    assert streamfix.install("lazy") == ["lazy"]
+    assert lazy_shim.calls == [("install", True)]  # type: ignore[attr-defined]
+
+
+def test_uninstall_of_a_waiting_patch_stops_it_waiting(lazy_shim: object) -> None:
+    from streamfix import _registry
+
+    assert streamfix.install("lazy") == ["lazy"]
+    assert streamfix.uninstall("lazy") == ["lazy"]
+    assert streamfix.installed() == []
+    assert "sf_framework.models" not in _registry._finder()._hooks
+    import sf_framework.models  # noqa: F401
+
+    assert lazy_shim.calls == []  # type: ignore[attr-defined]
+    assert streamfix.installed() == []
+
+
+def test_uninstall_all_stops_every_wait_and_a_second_install_waits_again(
+    lazy_shim: object,
+) -> None:
+    assert streamfix.install("lazy") == ["lazy"]
+    assert streamfix.uninstall() == ["lazy"]
+    assert streamfix.install("lazy") == ["lazy"]
+    import sf_framework.models  # noqa: F401
+
+    assert lazy_shim.calls == [("install", True)]  # once  # type: ignore[attr-defined]
+
+
+def _raises(error: Exception) -> Callable[[], None]:
+    def check() -> None:
+        raise error
+
+    return check
+
+
+def test_a_patch_that_refuses_is_not_left_waiting(
+    lazy_shim: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    lazy_shim.check = _raises(RuntimeError("sf_framework 0.1 is not supported"))  # type: ignore[attr-defined]
+    with caplog.at_level(logging.WARNING, logger="streamfix"):
+        assert streamfix.install("lazy") == []
+    assert "sf_framework 0.1 is not supported" in caplog.text
+    assert streamfix.installed() == []
+
+
+def test_a_skipped_shim_logs_one_line(lazy_shim: object, caplog: pytest.LogCaptureFixture) -> None:
+    from streamfix._shimkit import ShimSkipped
+
+    lazy_shim.check = _raises(ShimSkipped("sf_framework needs SF_KEY (any value)"))  # type: ignore[attr-defined]
+    with caplog.at_level(logging.WARNING, logger="streamfix"):
+        assert streamfix.install("lazy") == []
+    assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [
+        ("lazy skipped: sf_framework needs SF_KEY (any value)", None)
+    ]
+
+
+def test_a_shim_checks_its_precondition_before_importing_its_framework() -> None:
+    from streamfix._shimkit import Shim, ShimSkipped, Site
+
+    shim = Shim(
+        "streamfix_nothing",
+        "pytest",
+        ">=1",
+        [Site("sf_never_imported", "x", "sf_never_imported:y")],
+        precondition=lambda: "nothing needs NOTHING_KEY",
+    )
+    with pytest.raises(ShimSkipped, match="nothing needs NOTHING_KEY"):
+        shim.install()
+    assert not shim.installed()
+
+
+# In a fresh interpreter: the installed frameworks and shims of this environment.
+_INSTALL_ALL = """
+import json, logging, sys
+logging.basicConfig(level=logging.WARNING, format="%(levelname)s:%(name)s:%(message)s")
+import streamfix
+done = streamfix.install()
+frameworks = ("openai", "litellm", "google.adk", "smolagents", "sgpt")
+print(json.dumps({
+    "done": done,
+    "installed": streamfix.installed(),
+    "imported": [name for name in frameworks if name in sys.modules],
+}))
+"""
+
+
+def _fresh(code: str, home: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in ("STREAMFIX_AUTO", "OPENAI_API_KEY")}
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**base, "HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True", **env},
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_install_imports_no_installed_framework(tmp_path: Path) -> None:
+    done = _fresh(_INSTALL_ALL, tmp_path, OPENAI_API_KEY="sk-any")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["imported"] == []
+    assert result["done"] == result["installed"]
+    assert ("sgpt" in result["installed"]) is _has("sgpt")
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def test_install_without_an_openai_key_logs_one_line_for_sgpt(tmp_path: Path) -> None:
+    if not _has("sgpt"):
+        pytest.skip("shell-gpt is not installed")
+    done = _fresh(_INSTALL_ALL, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        "WARNING:streamfix:sgpt skipped: shell_gpt needs OPENAI_API_KEY (any value)"
+    ]
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert "sgpt" not in result["done"] and "sgpt" not in result["installed"]
+    assert not (tmp_path / ".config").exists()  # shell_gpt was never imported

@@ -63,3 +63,34 @@ def expected_finish(scenario: Scenario) -> str:
     if scenario.dialect == "ollama":
         return str(answer["done_reason"])
     return str(answer["choices"][0]["finish_reason"])
+
+
+#: llama-server under ``max_tokens`` (issue 23): non-streamed it answers the cut text of
+#: the call (``<tool_call>{"name"``, ``finish_reason: length``); streamed it holds the
+#: partial call back and sends a role chunk, then ``finish_reason: length``, nothing else.
+LLAMA_CUT_CALL = Scenario(
+    "llama-cut-call",
+    "E4",
+    "llama-server: a call cut off by max_tokens, held back from the stream",
+    "openai",
+    (
+        {
+            "id": "chatcmpl-llama",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000,
+            "model": "llama-cut-call",
+            "choices": [
+                {"index": 0, "delta": {"role": "assistant", "content": None}, "finish_reason": None}
+            ],
+        },
+        {
+            "id": "chatcmpl-llama",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000,
+            "model": "llama-cut-call",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}],
+        },
+    ),
+    text='<tool_call>{"name"',
+    finish_reason="length",
+)

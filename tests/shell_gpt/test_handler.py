@@ -391,6 +391,19 @@ def test_malformed_arguments_name_the_tool(monkeypatch: pytest.MonkeyPatch, patc
     assert ran(messages) == []
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_call_that_never_gets_a_name_says_so(
+    kind: str, monkeypatch: pytest.MonkeyPatch, patched: None
+) -> None:
+    """E9: an id and whole arguments, never a name. Its arguments are fine: the line
+    says the call has no name, naming it by its id."""
+    stream = [chunk(tc(0, "call_x", args=cmd("ls"))), chunk(finish="tool_calls")]
+    output, messages, fake = run([stream], kind, monkeypatch)
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert lines == ["> @FunctionCall `unnamed tool` not run: tool call 'call_x' never got a name."]
+    assert ran(messages) == [] and len(fake.requests) == 1
+
+
 def provider_error() -> list[Chunk]:
     failing = chunk(content="")
     failing["error"] = {"message": "upstream model overloaded (OpenRouter)", "code": 502}

@@ -5,7 +5,6 @@ the scenario's chunks. google-adk and litellm are imported when a scenario is dr
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
 from typing import Any
@@ -52,13 +51,6 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
         config=genai_types.GenerateContentConfig(),
     )
 
-    async def collect() -> list[Any]:
-        return [r async for r in llm.generate_content_async(request, stream=True)]
-
-    try:
-        responses = asyncio.run(collect())
-    except Exception as error:  # what the framework raised is the result
-        return testing.failure(error)
     # A signature counts as kept when the part carries what ADK's own non-streamed
     # conversion decodes from it (a value ADK cannot decode has nothing to keep).
     wanted = [
@@ -69,7 +61,17 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
         else None
         for sig in scenario.signatures
     ]
-    return _adk_outcome(responses, wanted)
+    return _responses(llm, request, True, wanted)
+
+
+def _responses(llm: Any, request: Any, stream: bool, wanted: list[Any]) -> testing.Outcome:
+    """``llm.generate_content_async(request, stream=stream)`` to its end: the outcome
+    of every response it yielded (:func:`_adk_outcome`)."""
+
+    async def collect() -> list[Any]:
+        return [r async for r in llm.generate_content_async(request, stream=stream)]
+
+    return testing.run_case(collect, lambda responses: _adk_outcome(responses, wanted))
 
 
 def _adk_outcome(responses: list[Any], wanted: list[Any]) -> testing.Outcome:
@@ -129,15 +131,7 @@ def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> te
         tools=[types.Tool(function_declarations=declarations)] if declarations else None,
     )
     adk_request = llm_request.LlmRequest(model=endpoint["model"], contents=contents, config=config)
-
-    async def collect() -> list[Any]:
-        return [r async for r in llm.generate_content_async(adk_request, stream=stream)]
-
-    try:
-        responses = asyncio.run(collect())
-    except Exception as error:  # what the framework raised is the result
-        return testing.failure(error)
-    return _adk_outcome(responses, [])
+    return _responses(llm, adk_request, stream, [])
 
 
 DRIVER = testing.Driver(

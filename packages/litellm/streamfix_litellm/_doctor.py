@@ -8,8 +8,10 @@ when a scenario is driven.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from streamfix import testing
@@ -17,48 +19,59 @@ from streamfix import testing
 __all__ = ["DRIVER", "OPENAI_DRIVER", "drive", "drive_builder", "live"]
 
 
+def _litellm() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    return importlib.import_module("litellm")
+
+
+@contextlib.contextmanager
+def _quiet(litellm: Any) -> Iterator[None]:
+    """litellm without its "Give Feedback / Get Help" banner on every error."""
+    quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
+    try:
+        yield
+    finally:
+        litellm.suppress_debug_info = quiet
+
+
 def drive(scenario: testing.Scenario) -> testing.Outcome:
     """litellm's ``ollama_chat`` NDJSON parser (``OllamaChatCompletionResponseIterator``)
     on the scenario's lines, then ``litellm.stream_chunk_builder`` (litellm's own
     assembling of a stream into one response)."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    litellm: Any = importlib.import_module("litellm")
+    litellm = _litellm()
     transformation: Any = importlib.import_module("litellm.llms.ollama.chat.transformation")
     parser = transformation.OllamaChatCompletionResponseIterator(
         streaming_response=iter(()), sync_stream=True
     )
-    quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
-    try:
-        chunks = [parser.chunk_parser(line) for line in testing.fresh_chunks(scenario)]
-        response = litellm.stream_chunk_builder(chunks)
-    except Exception as error:
-        return testing.failure(error)
-    finally:
-        litellm.suppress_debug_info = quiet
-    return testing.message_outcome(response.choices[0].message)
+
+    def run() -> Any:
+        with _quiet(litellm):
+            chunks = [parser.chunk_parser(line) for line in testing.fresh_chunks(scenario)]
+            return litellm.stream_chunk_builder(chunks)
+
+    return testing.run_case(run)
 
 
 def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> testing.Outcome:
     """The case sent to a live server with ``litellm.completion`` (``openai/<model>`` on
     an OpenAI-compatible base URL, ``ollama_chat/<model>`` on an Ollama root): streamed,
     every chunk then ``litellm.stream_chunk_builder``; else the one response."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    litellm: Any = importlib.import_module("litellm")
+    litellm = _litellm()
     request = {**testing.live_request(target, case), **testing.litellm_endpoint(target)}
-    quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
-    try:
-        if stream:
+
+    def send() -> Any:
+        with _quiet(litellm):
+            if not stream:
+                return litellm.completion(**request)
             chunks = list(litellm.completion(**request, stream=True))
-            response = litellm.stream_chunk_builder(chunks, messages=request["messages"])
-            if response is None:
-                return testing.Outcome(error="litellm.stream_chunk_builder: no chunks")
-        else:
-            response = litellm.completion(**request)
-    except Exception as error:
-        return testing.failure(error)
-    finally:
-        litellm.suppress_debug_info = quiet
-    return testing.message_outcome(response.choices[0].message)
+            return litellm.stream_chunk_builder(chunks, messages=request["messages"])
+
+    def read(response: Any) -> testing.Outcome:
+        if response is None:
+            return testing.Outcome(error="litellm.stream_chunk_builder: no chunks")
+        return testing.response_outcome(response)
+
+    return testing.run_case(send, read)
 
 
 DRIVER = testing.Driver(
@@ -78,26 +91,20 @@ def drive_builder(scenario: testing.Scenario) -> testing.Outcome:
     """``litellm.stream_chunk_builder`` on the scenario's chunks as litellm's
     ``ModelResponseStream`` (a tool-call entry without ``function`` gets an empty one, as
     litellm's stream wrappers give it)."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    litellm: Any = importlib.import_module("litellm")
-    stream_type: Any = importlib.import_module("litellm.types.utils").ModelResponseStream
-    chunks = []
-    for body in testing.fresh_chunks(scenario):
-        for choice in body.get("choices") or []:
-            for entry in (choice.get("delta") or {}).get("tool_calls") or []:
-                entry.setdefault("function", {})
-        chunks.append(stream_type(**body))
-    quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
-    try:
-        response = litellm.stream_chunk_builder(chunks)
-    except Exception as error:
-        return testing.failure(error)
-    finally:
-        litellm.suppress_debug_info = quiet
-    message = response.choices[0].message
-    outcome = testing.message_outcome(message)
-    signed = tuple(_signed(call) for call in message.tool_calls or [])
-    return testing.Outcome(outcome.calls, outcome.text, signatures=signed)
+    litellm = _litellm()
+    chunks = testing.litellm_stream(testing.fresh_chunks(scenario))
+
+    def run() -> Any:
+        with _quiet(litellm):
+            return litellm.stream_chunk_builder(chunks)
+
+    def read(response: Any) -> testing.Outcome:
+        message = response.choices[0].message
+        outcome = testing.message_outcome(message)
+        signed = tuple(_signed(call) for call in message.tool_calls or [])
+        return testing.Outcome(outcome.calls, outcome.text, signatures=signed)
+
+    return testing.run_case(run, read)
 
 
 def _signed(call: Any) -> bool:

@@ -6,6 +6,7 @@ them. openai is imported when a scenario is driven.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 from typing import Any
@@ -21,14 +22,14 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
     ``get_final_completion()``."""
     module: Any = importlib.import_module("openai.lib.streaming.chat._completions")
     unset = importlib.import_module("streamfix_openai._versions").not_given()
-    state = module.ChatCompletionStreamState(input_tools=unset, response_format=unset)
-    try:
+
+    def run() -> Any:
+        state = module.ChatCompletionStreamState(input_tools=unset, response_format=unset)
         for chunk in testing.openai_stream(testing.fresh_chunks(scenario)):
             state.handle_chunk(chunk)
-        completion = state.get_final_completion()
-    except Exception as error:
-        return testing.failure(error)
-    return testing.message_outcome(completion.choices[0].message)
+        return state.get_final_completion()
+
+    return testing.run_case(run)
 
 
 def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> testing.Outcome:
@@ -37,21 +38,19 @@ def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> te
     ``client.chat.completions.create(...)``."""
     openai: Any = importlib.import_module("openai")
     key = os.environ.get("OPENAI_API_KEY") or "sk-streamfix-live"
-    client = openai.OpenAI(base_url=target.url, api_key=key, max_retries=0, timeout=120)
     request = testing.live_request(target, case)
-    try:
-        if stream:
+
+    def send() -> Any:
+        client = openai.OpenAI(base_url=target.url, api_key=key, max_retries=0, timeout=120)
+        with contextlib.closing(client):
+            if not stream:
+                return client.chat.completions.create(**request)
             with client.chat.completions.stream(**request) as events:
                 for _ in events:
                     pass
-                completion = events.get_final_completion()
-        else:
-            completion = client.chat.completions.create(**request)
-    except Exception as error:
-        return testing.failure(error)
-    finally:
-        client.close()
-    return testing.message_outcome(completion.choices[0].message)
+                return events.get_final_completion()
+
+    return testing.run_case(send)
 
 
 DRIVER = testing.Driver(

@@ -120,6 +120,8 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             for tool in self._input_tools
         )
         self._sent: ChatCompletionChunk | None = None  # the chunk as received
+        # (choice, thought signature) -> the provider fields of the entry that sent it
+        self._signed: dict[tuple[int, str], dict[str, Any]] = {}
         self._wire: dict[tuple[int, object], int] = {}  # (choice, wire index) -> position
 
     def handle_chunk(
@@ -195,7 +197,10 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             if message is None:
                 continue
             if message.tool_calls or choice.message.tool_calls:
-                choice.message.tool_calls = [_snapshot_call(call) for call in message.tool_calls]
+                choice.message.tool_calls = [
+                    _snapshot_call(call, self._signed_fields(choice.index, call))
+                    for call in message.tool_calls
+                ]
             for key in _REASONING_METADATA:  # F5, F6, as the non-streamed message has them
                 if getattr(message, key):
                     setattr(choice.message, key, getattr(message, key))
@@ -393,7 +398,9 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             setattr(message, str(key), getattr(fresh, str(key)))
 
     def _add_calls(self, message: _Message, choice: int) -> None:
-        """The calls' new ids, names and argument text, from the core's events."""
+        """The calls' new ids, names and argument text, from the core's events; a
+        signature the core set on a call (F2, F3), with the fields that carried it."""
+        self._record_signatures(choice)
         for event in self._events_of(choice):
             calls = message.tool_calls
             if isinstance(event, ToolCallStarted):
@@ -406,6 +413,12 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
                 call = calls[event.position]
                 call.id = event.id or call.id
                 call.function.name = event.name or ""
+            if isinstance(event, ToolCallStarted | ToolCallUpdated) and event.thought_signature:
+                signed = self._signed_fields(choice, event)
+                call = calls[event.position]
+                merged = _merged(call.model_extra or {}, signed)
+                for key in signed:
+                    setattr(call, key, merged[key])
             elif isinstance(event, ArgumentsDelta):
                 function = calls[event.position].function
                 function.arguments = (function.arguments or "") + event.delta
@@ -414,10 +427,13 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
         """The provider's own fields of the chunk's entries (``extra_content``...) on the
         calls they belong to: the call with the entry's id, else the one call the chunk
         touched, else the call the entry's wire index went to last (the final completion
-        takes them from the core's assembled message)."""
+        takes them from the core's assembled message). A signature-only entry (F2, F3)
+        is left to :meth:`_add_calls`: the core says which call it signs."""
         calls = message.tool_calls or []
         touched = self._entries.get(choice, [])
         for entry in _sent_entries(self._sent, choice):
+            if _signature_only(entry):
+                continue
             position = next(
                 (n for n, call in enumerate(calls) if entry.id and call.id == entry.id), None
             )
@@ -430,6 +446,27 @@ class StreamFixChatCompletionStreamState(ChatCompletionStreamState[ResponseForma
             self._wire[choice, entry.index] = position
             for key, value in (entry.model_extra or {}).items():
                 setattr(calls[position], key, value)
+
+    def _record_signatures(self, choice: int) -> None:
+        """F2, F3: the provider fields of the chunk's entries that carry a thought
+        signature, by signature: the core says which call a signature belongs to (a
+        signature-only entry names none, or the wrong one), the entry where it was sent."""
+        for entry in _sent_entries(self._sent, choice):
+            extras = entry.model_extra or {}
+            signature = _signature_of(extras)
+            if signature is not None:
+                self._signed[choice, signature] = extras
+
+    def _signed_fields(
+        self, choice: int, call: ToolCall | ToolCallStarted | ToolCallUpdated
+    ) -> dict[str, Any]:
+        """The fields that sent ``call``'s signature, where its own fields (an F1 call's)
+        do not already carry it (empty: nothing to add)."""
+        signature = call.thought_signature
+        own = call.extras if isinstance(call, ToolCall) else {}
+        if not signature or _signature_of(own) == signature:
+            return {}
+        return self._signed.get((choice, signature), {})
 
     def _events_of(self, choice: int) -> list[Event]:
         return [e for e in self._chunk_events if getattr(e, "choice", None) == choice]
@@ -583,16 +620,21 @@ def _add_logprobs(snapshot: ParsedChoiceSnapshot, choice: Choice) -> None:
         snapshot.logprobs.refusal.extend(logprobs.refusal)
 
 
-def _snapshot_call(call: ToolCall | ToolCallStarted) -> ParsedFunctionToolCall:
+def _snapshot_call(
+    call: ToolCall | ToolCallStarted, signed: dict[str, Any] | None = None
+) -> ParsedFunctionToolCall:
     """A call of the snapshot: a new one from its ``ToolCallStarted`` (no arguments
-    yet), or a finished one of the assembled message."""
+    yet), or a finished one of the assembled message, with ``signed``: the fields of
+    the entry that sent its signature when that entry was not its own (F2, F3), as the
+    non-streamed message carries them (Gemini: ``extra_content.google.thought_signature``).
+    """
     if isinstance(call, ToolCall):
         value: dict[str, Any] = {
             "index": call.index,
             "id": call.id,
             "type": "function",
             "function": {"name": call.name, "arguments": call.arguments},
-            **call.extras,
+            **_merged(call.extras, signed or {}),
         }
     else:
         value = {
@@ -602,6 +644,41 @@ def _snapshot_call(call: ToolCall | ToolCallStarted) -> ParsedFunctionToolCall:
             "function": {"name": call.name or "", "arguments": ""},
         }
     return cast(ParsedFunctionToolCall, construct_type(type_=ParsedFunctionToolCall, value=value))
+
+
+def _signature_of(fields: dict[str, Any]) -> str | None:
+    """The thought signature provider fields carry (``extra_content.<vendor>`` or
+    ``provider_specific_fields``, as the core reads them), if any."""
+    places = [fields.get("provider_specific_fields")]
+    content = fields.get("extra_content")
+    if isinstance(content, dict):
+        places += list(content.values())
+    for place in places:
+        if isinstance(place, dict) and isinstance(place.get("thought_signature"), str):
+            return str(place["thought_signature"])
+    return None
+
+
+def _signature_only(entry: ChoiceDeltaToolCall) -> bool:
+    """Whether an entry carries a thought signature and names no call (no id, name or
+    argument text): wire-shapes F2, F3."""
+    function = entry.function
+    if entry.id or (function is not None and (function.name or function.arguments)):
+        return False
+    return _signature_of(entry.model_extra or {}) is not None
+
+
+def _merged(fields: dict[str, Any], added: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with ``added`` merged in, nested dicts key by key (a call's own
+    ``extra_content`` keeps its other vendors' entries)."""
+    if not added:
+        return fields
+    merged = dict(fields)
+    for key, value in added.items():
+        old = merged.get(key)
+        nested = isinstance(old, dict) and isinstance(value, dict)
+        merged[key] = _merged(cast("dict[str, Any]", old), value) if nested else value
+    return merged
 
 
 def _api_error(error: ProviderStreamError, chunk: ChatCompletionChunk) -> APIError:

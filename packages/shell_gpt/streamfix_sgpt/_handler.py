@@ -49,11 +49,9 @@ def get_completion(
         **handler.additional_kwargs,
     )
     assembler = streamfix.ToolCallAssembler(tools=functions)
+    ids: dict[int, str] = {}  # each call's id by position, for a call that cannot run
     try:
-        for chunk in response:
-            for event in assembler.feed(chunk):
-                if isinstance(event, streamfix.TextDelta) and event.choice == 0:
-                    yield event.text
+        yield from _text(response, assembler, ids)
         message = assembler.finish().with_unique_ids()  # tool results answer by id (G3)
     except KeyboardInterrupt:
         response.close()
@@ -65,7 +63,7 @@ def get_completion(
         text = f"the provider reported an error: {error.provider_message}"
         raise click.ClickException(text) from None
     except (streamfix.TruncatedToolCallError, streamfix.MalformedToolCallError) as error:
-        yield from _not_run(error)
+        yield from _not_run(error, ids)
         return
     if message.tool_calls:
         yield from run_tool_calls(messages, message)
@@ -77,6 +75,21 @@ def get_completion(
             functions=functions,
             caching=False,
         )
+
+
+def _text(
+    response: Any, assembler: streamfix.ToolCallAssembler, ids: dict[int, str]
+) -> Generator[str, None, None]:
+    """The response fed to ``assembler``: choice 0's text as it arrives; each call's id
+    by position into ``ids``."""
+    for chunk in response:
+        for event in assembler.feed(chunk):
+            if getattr(event, "choice", 0) != 0:
+                continue
+            if isinstance(event, streamfix.TextDelta):
+                yield event.text
+            elif isinstance(event, streamfix.ToolCallStarted | streamfix.ToolCallUpdated):
+                ids[event.position] = event.id or ids.get(event.position, "")
 
 
 def run_tool_calls(
@@ -114,17 +127,25 @@ def run_tool_calls(
         messages.append({"role": "tool", "content": result, "tool_call_id": call_id})
 
 
-def _not_run(error: streamfix.StreamFixError) -> Generator[str, None, None]:
-    """One line per call that cannot run. The ``@FunctionCall`` marker keeps the response
-    out of shell_gpt's cache, as it does for every response with a function call."""
+def _not_run(error: streamfix.StreamFixError, ids: dict[int, str]) -> Generator[str, None, None]:
+    """One line per call that cannot run, saying why: its arguments cut off, not one JSON
+    object, or no name at all (wire-shapes E9: the call is named by its id). The
+    ``@FunctionCall`` marker keeps the response out of shell_gpt's cache, as it does for
+    every response with a function call."""
     why = (
         "its arguments are truncated (incomplete JSON)"
         if isinstance(error, streamfix.TruncatedToolCallError)
         else "its arguments are malformed (not one JSON object)"
     )
+    diagnostics = error.message.diagnostics if error.message else []
+    nameless = {d.position for d in diagnostics if d.code == "nameless-call"}
     yield "\n"
-    for name in error.partial_names.values():
-        yield f"> @FunctionCall `{name or 'unnamed tool'}` not run: {why}.\n"
+    for position, name in error.partial_names.items():
+        if position in nameless:
+            call = f"tool call {ids[position]!r}" if ids.get(position) else "a tool call"
+            yield f"> @FunctionCall `unnamed tool` not run: {call} never got a name.\n"
+        else:
+            yield f"> @FunctionCall `{name or 'unnamed tool'}` not run: {why}.\n"
     complete = error.message.tool_calls if error.message else []
     if complete:
         listed = ", ".join(f"`{call.name}`" for call in complete)

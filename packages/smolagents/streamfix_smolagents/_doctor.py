@@ -24,11 +24,9 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
     model.client = SimpleNamespace(
         chat=SimpleNamespace(completions=SimpleNamespace(create=lambda **_: chunks))
     )
-    try:
-        message = _generate(models, model, [_user(models, "go")], True)
-    except Exception as error:
-        return testing.failure(error)
-    return testing.message_outcome(message)
+    return testing.run_case(
+        lambda: _generate(models, model, [_user(models, "go")], True), testing.message_outcome
+    )
 
 
 def _generate(models: Any, model: Any, messages: list[Any], stream: bool, **kwargs: Any) -> Any:
@@ -44,13 +42,7 @@ def drive_litellm(scenario: testing.Scenario) -> testing.Outcome:
     chunks (its client, the ``litellm`` module, replaced by one replaying the scenario),
     then ``agglomerate_stream_deltas``."""
     models: Any = importlib.import_module("smolagents.models")
-    stream_type: Any = importlib.import_module("litellm.types.utils").ModelResponseStream
-    chunks = []
-    for body in testing.fresh_chunks(scenario):
-        for choice in body.get("choices") or []:
-            for entry in (choice.get("delta") or {}).get("tool_calls") or []:
-                entry.setdefault("function", {})  # as litellm's stream wrapper gives it
-        chunks.append(stream_type(**body))
+    chunks = testing.litellm_stream(testing.fresh_chunks(scenario))
 
     def completion(**_: Any) -> Any:
         for body, chunk in zip(scenario.chunks, chunks, strict=True):
@@ -61,11 +53,9 @@ def drive_litellm(scenario: testing.Scenario) -> testing.Outcome:
 
     model = models.LiteLLMModel(model_id="openai/streamfix", api_key="sk-streamfix-doctor")
     model.client = SimpleNamespace(completion=completion)
-    try:
-        message = _generate(models, model, [_user(models, "go")], True)
-    except Exception as error:
-        return testing.failure(error)
-    return testing.message_outcome(message)
+    return testing.run_case(
+        lambda: _generate(models, model, [_user(models, "go")], True), testing.message_outcome
+    )
 
 
 def _user(models: Any, text: str, role: str = "user") -> Any:
@@ -100,11 +90,9 @@ def _live(
             client_kwargs={"max_retries": 0},
         )
     messages = [_user(models, str(m["content"]), m["role"]) for m in case.messages]
-    try:
-        message = _generate(models, model, messages, stream, **options)
-    except Exception as error:
-        return testing.failure(error)
-    return testing.message_outcome(message)
+    return testing.run_case(
+        lambda: _generate(models, model, messages, stream, **options), testing.message_outcome
+    )
 
 
 def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> testing.Outcome:

@@ -5,7 +5,9 @@ of every case through every installed framework that speaks the server's API, as
 Each case also gets the server's answer to the case sent directly, non-streamed (the
 *reference* column: what the server gives without any framework); each framework's cells
 are judged against the non-streamed answer to the request that framework sent itself.
-A case whose reference is a server error is shown, never judged or crashed on.
+A case whose reference is a server error is shown, never judged or crashed on; a cell
+whose stream carried none of the reference is the server's own loss (``"server-loss"``,
+:func:`server_loss_lines` says so), never a failing patch.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Literal
 from ..testing import (
     DRIVERS,
     LIVE_CASES,
+    SERVER_LOSS,
     LiveCase,
     LiveError,
     LiveResult,
@@ -31,7 +34,7 @@ from ..testing import (
 )
 from ._quiet import quiet_frameworks
 
-__all__ = ["LiveReport", "first_model", "live_frameworks", "run_live"]
+__all__ = ["LiveReport", "first_model", "live_frameworks", "run_live", "server_loss_lines"]
 
 
 def live_frameworks() -> list[str]:
@@ -121,3 +124,18 @@ def run_live(
                 info["status"] = "checked"
                 report.results.extend(live_check(name, target, case) for case in cases)
     return report
+
+
+def server_loss_lines(report: LiveReport) -> list[str]:
+    """One line per case some cell of which is the server's own loss: the frameworks,
+    and that the server's stream carries none of its non-streamed answer."""
+    lines = []
+    for case in report.cases:
+        names = [
+            r.framework
+            for r in report.results
+            if r.case == case and "server-loss" in (r.stock_verdict, r.patched_verdict)
+        ]
+        if names:
+            lines.append(f"  {case}: server-loss ({', '.join(names)}): {SERVER_LOSS}")
+    return lines

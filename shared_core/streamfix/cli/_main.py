@@ -13,7 +13,7 @@ from typing import Any, Literal
 from .._version import __version__
 from ..testing import SCENARIOS, CaptureError, LiveError, LiveResult, Outcome, ReplayServer
 from ._doctor import DRIVERS, Report, outcome_dict, run_doctor, stock_and_patched
-from ._live import LiveReport, live_frameworks, run_live
+from ._live import LiveReport, live_frameworks, run_live, server_loss_lines
 from ._output import console as _console
 from ._output import pipe_safe, print_matrix, whole_characters
 from ._quiet import quiet_frameworks
@@ -134,6 +134,8 @@ def _live_cell(result: LiveResult | None, status: str) -> str:
         return "[dim]n/a[/]"
     if not result.usable:
         return "[yellow]unusable[/]"
+    if result.stock_verdict == result.patched_verdict == "server-loss":
+        return "[yellow]server-loss[/]"
     stock = _MARK["ok" if result.stock_ok else "lost"]
     return f"{stock}\u2192{_MARK['ok' if result.patched_ok else 'lost']}"
 
@@ -207,6 +209,8 @@ def doctor_live(
         if not result.patched_ok:
             line += f"; [bold red]patched {escape(result.patched_why)}[/]"
         console.print(line, markup=True, soft_wrap=True)
+    for line in server_loss_lines(report):
+        console.print(line, markup=False, soft_wrap=True)
     for case, (outcome, _) in report.references.items():
         if outcome.error is not None:
             console.print(f"  {case}: reference unusable: {outcome.error}", markup=False)

@@ -30,10 +30,22 @@ it starts. The pytest plugin (loaded in every project that installs adk-streamfi
 imports this package only when one of its fixtures is used.
 """
 
-from . import _asgi, _canonical, _capture, _corpus, _doctor, _drivers, _live, _rounds, _server
+from . import (
+    _asgi,
+    _canonical,
+    _capture,
+    _cases,
+    _corpus,
+    _doctor,
+    _drivers,
+    _live,
+    _rounds,
+    _server,
+)
 from ._asgi import *  # noqa: F403
 from ._canonical import *  # noqa: F403
 from ._capture import *  # noqa: F403
+from ._cases import *  # noqa: F403
 from ._corpus import *  # noqa: F403
 from ._doctor import *  # noqa: F403
 from ._drivers import *  # noqa: F403
@@ -45,6 +57,7 @@ __all__: list[str] = []
 __all__ += _asgi.__all__
 __all__ += _canonical.__all__
 __all__ += _capture.__all__
+__all__ += _cases.__all__
 __all__ += _corpus.__all__
 __all__ += _doctor.__all__
 __all__ += _drivers.__all__

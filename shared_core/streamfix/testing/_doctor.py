@@ -9,9 +9,9 @@ and reports what the framework ended up with (:class:`Outcome`: the calls it wou
 text, the error it surfaced). :func:`judge` compares an outcome with what the scenario must
 give. A driver imports its framework inside its drive function, never at import.
 
-The helpers (:func:`fresh_chunks`, :func:`failure`, :func:`parse_arguments`,
-:func:`openai_stream`) are what several drivers need, kept here so that no shim imports
-another.
+The helpers (:func:`run_case`, :func:`fresh_chunks`, :func:`failure`,
+:func:`parse_arguments`, :func:`openai_stream`, :func:`litellm_stream`) are what several
+drivers need, kept here so that no shim imports another.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import copy
 import importlib
 import importlib.util
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from .._errors import StreamFixError
 from ._corpus import Dialect, Scenario
 
 if TYPE_CHECKING:
-    from ._live import LiveCase, LiveTarget
+    from ._cases import LiveCase, LiveTarget
 
 __all__ = [
     "Driver",
@@ -36,9 +36,12 @@ __all__ = [
     "failure",
     "fresh_chunks",
     "judge",
+    "litellm_stream",
     "message_outcome",
     "openai_stream",
     "parse_arguments",
+    "response_outcome",
+    "run_case",
 ]
 
 _CRASHES = (KeyError, TypeError, IndexError, AttributeError, ValueError)
@@ -162,6 +165,30 @@ def message_outcome(message: Any) -> Outcome:
 _REASONING = ("reasoning_details", "thinking_blocks")
 
 
+def response_outcome(response: Any) -> Outcome:
+    """The outcome of an OpenAI-shaped response object's first choice (the openai SDK's
+    ``ChatCompletion``, litellm's ``ModelResponse``): :func:`message_outcome` of its
+    message."""
+    return message_outcome(response.choices[0].message)
+
+
+def run_case(run: Callable[[], Any], read: Callable[[Any], Outcome] = response_outcome) -> Outcome:
+    """One case through a framework, as every driver reports it: ``read`` of what
+    ``run()`` returned (a coroutine is run to its end first, with ``asyncio.run``); what
+    ``run()`` raised is the outcome instead (:func:`failure`: the framework's own error,
+    or a crash). ``run`` holds what must be undone after the call (``with``, ``finally``).
+    """
+    try:
+        result = run()
+        if isinstance(result, Coroutine):
+            import asyncio  # noqa: PLC0415 (only for an async framework: asyncio loads socket)
+
+            result = asyncio.run(result)
+    except Exception as error:  # what the framework raised is the result
+        return failure(error)
+    return read(result)
+
+
 def _reasoning_signatures(message: Any) -> tuple[str, ...] | None:
     """The signatures in a message's ``reasoning_details`` and ``thinking_blocks`` (as
     attributes, or among litellm's ``provider_specific_fields``); ``None`` when the
@@ -200,6 +227,20 @@ def openai_stream(bodies: Iterable[dict[str, Any]]) -> Iterator[Any]:
             request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
             raise openai.APIError(message=str(message), request=request, body=error)
         yield chunk_type.construct(**body)
+
+
+def litellm_stream(bodies: Iterable[dict[str, Any]]) -> list[Any]:
+    """The chunks as litellm's own stream wrappers yield them: ``ModelResponseStream``
+    objects, a tool-call entry without ``function`` given an empty one (litellm's
+    ``Function(arguments="", name=None)``). Needs ``litellm``."""
+    stream_type: Any = importlib.import_module("litellm.types.utils").ModelResponseStream
+    chunks = []
+    for body in bodies:
+        for choice in body.get("choices") or []:
+            for entry in (choice.get("delta") or {}).get("tool_calls") or []:
+                entry.setdefault("function", {})
+        chunks.append(stream_type(**body))
+    return chunks
 
 
 # -- judging -----------------------------------------------------------------------------

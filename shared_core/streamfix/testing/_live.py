@@ -17,6 +17,13 @@ request sent again with ``"stream": false``, its JSON read straight from the ser
 (httpx, no framework): streamed must equal non-streamed for the same request
 (:func:`judge_live`).
 
+The raw stream each run received (the proxy keeps it) is checked against the reference
+first: where the reference has text or calls and the stream carries none of it (no text,
+no reasoning, no tool-call fragment, no error: llama-server holds a partial call back
+under ``max_tokens``), nothing on the wire could have been assembled, and the cell's
+verdict is ``"server-loss"`` (the server's own loss), not a loss of the framework's: it
+fails only where the framework crashed or gave calls or text the stream never carried.
+
 httpx (the openai SDK's dependency) and uvicorn (the ``serve`` extra) are imported when a
 check runs.
 """
@@ -27,121 +34,42 @@ import importlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import urlsplit
 
+from .._assembler import assemble
+from .._errors import StreamFixError
 from ._asgi import BackgroundServer, Message, Receive, Send, lifespan, read_body, send_json
+from ._capture import parse_lines, parse_sse
+from ._cases import Api, LiveCase, LiveTarget
 from ._doctor import Outcome, _calls_diff, _judge_truncated, _short, parse_arguments
 from ._drivers import DRIVERS, stock_then_patched
 
 __all__ = [
-    "LIVE_CASES",
-    "LiveCase",
+    "SERVER_LOSS",
     "LiveError",
     "LiveResult",
-    "LiveTarget",
     "detect_api",
     "judge_live",
+    "judge_server_loss",
     "litellm_endpoint",
     "live_applies",
     "live_check",
     "live_request",
     "reference_outcome",
+    "server_lost",
 ]
 
-Api = Literal["openai", "ollama"]
 _TIMEOUT = 120.0
 #: What the proxy answers a request after the run's first one (a tool result sent back).
 FOLLOW_UP = "done"
+#: Why a cell is the server's own loss (:func:`server_lost`).
+SERVER_LOSS = "the server's stream carries none of it"
 
 
 class LiveError(RuntimeError):
     """The live server could not be reached or recognised."""
-
-
-@dataclass(frozen=True)
-class LiveCase:
-    """One request: OpenAI chat ``messages``, OpenAI function ``tools`` (``()`` for text
-    only) and request ``options`` (``tool_choice``, ``parallel_tool_calls``,
-    ``max_tokens``, ``frequency_penalty``...). Temperature 0 and the target's seed are
-    always sent too."""
-
-    name: str
-    messages: tuple[dict[str, Any], ...]
-    tools: tuple[dict[str, Any], ...] = ()
-    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-
-
-def _tool(name: str, description: str, argument: str, about: str) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": {argument: {"type": "string", "description": about}},
-                "required": [argument],
-            },
-        },
-    }
-
-
-_WEATHER = _tool("get_weather", "The weather in a city.", "city", "The city's name.")
-_TIME = _tool("get_time", "The time in a time zone.", "zone", "An IANA time zone.")
-
-
-def _user(text: str) -> tuple[dict[str, Any], ...]:
-    return ({"role": "user", "content": text},)
-
-
-LIVE_CASES: tuple[LiveCase, ...] = (
-    LiveCase(
-        "one-call",
-        _user("What is the weather in Paris? Use the get_weather tool."),
-        (_WEATHER, _TIME),
-        MappingProxyType({"tool_choice": "auto", "max_tokens": 256}),
-    ),
-    LiveCase(
-        "parallel-calls",
-        _user("What is the weather in Paris, and the time there? Call both tools at once."),
-        (_WEATHER, _TIME),
-        MappingProxyType(
-            {
-                "tool_choice": "auto",
-                "parallel_tool_calls": True,
-                "frequency_penalty": 0.5,
-                "max_tokens": 256,
-            }
-        ),
-    ),
-    LiveCase(
-        "truncated-call",
-        _user("What is the weather in Paris? Use the get_weather tool."),
-        (_WEATHER, _TIME),
-        MappingProxyType({"tool_choice": "required", "max_tokens": 12}),
-    ),
-    LiveCase(
-        "text-only",
-        _user("Say hello in one short sentence."),
-        (),
-        MappingProxyType({"max_tokens": 64}),
-    ),
-)
-"""The default cases of ``streamfix doctor --live``."""
-
-
-@dataclass(frozen=True)
-class LiveTarget:
-    """A live server: ``url`` as the user gave it (an OpenAI-compatible ``.../v1``, or an
-    Ollama root), the ``model``, its ``api``, and the ``seed`` sent with every request."""
-
-    url: str
-    model: str
-    api: Api
-    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -151,7 +79,10 @@ class LiveResult:
     and ``patched``, each judged against the reference (:func:`judge_live`).
     ``reference_finish`` is the reference's finish reason; ``request`` the request the
     framework sent, as the server received it (the reference is the same with
-    ``"stream": false``)."""
+    ``"stream": false``). ``stock_server_loss`` / ``patched_server_loss``: the run's raw
+    stream carries none of the reference (:func:`server_lost`); the cell is then judged
+    by :func:`judge_server_loss`, its verdict ``"server-loss"`` where the framework lost
+    nothing the stream carried (``*_ok`` true: no loss of the framework's)."""
 
     framework: str
     case: str
@@ -164,11 +95,24 @@ class LiveResult:
     patched_why: str
     reference_finish: str | None = None
     request: Mapping[str, Any] | None = None
+    stock_server_loss: bool = False
+    patched_server_loss: bool = False
 
     @property
     def usable(self) -> bool:
         """Whether the reference is an answer to judge against (no server error)."""
         return self.reference.error is None
+
+    @property
+    def stock_verdict(self) -> str:
+        """``"ok"``, ``"lost"`` or ``"server-loss"`` (the server's stream carried none
+        of the reference, and the framework lost nothing it carried)."""
+        return _verdict(self.stock_ok, self.stock_server_loss)
+
+    @property
+    def patched_verdict(self) -> str:
+        """The same for the patched run."""
+        return _verdict(self.patched_ok, self.patched_server_loss)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON data."""
@@ -184,7 +128,15 @@ class LiveResult:
             "patched": self.patched.to_dict(),
             "patched_ok": self.patched_ok,
             "patched_why": self.patched_why,
+            "stock_verdict": self.stock_verdict,
+            "patched_verdict": self.patched_verdict,
         }
+
+
+def _verdict(ok: bool, server_loss: bool) -> str:
+    if not ok:
+        return "lost"
+    return "server-loss" if server_loss else "ok"
 
 
 # -- the server ----------------------------------------------------------------------
@@ -344,6 +296,45 @@ def judge_live(
     return True, ""
 
 
+def server_lost(reference: Outcome, stream: bytes | None, api: Api) -> bool:
+    """Whether the server lost the answer in its own stream: the reference (the request
+    answered non-streamed) has text or calls, and the raw ``stream`` of the same request
+    carries none of it: no text, reasoning, tool-call fragment or error (read by the
+    core). A stream that cannot be read, or none recorded, is not judged so."""
+    if stream is None or reference.error is not None:
+        return False
+    if not reference.calls and not (reference.text or "").strip():
+        return False
+    try:
+        text = stream.decode("utf-8")
+        chunks = parse_lines(text) if api == "ollama" else parse_sse(text)
+        message = assemble(chunks)
+    except (UnicodeDecodeError, StreamFixError):  # a cut call or an error is something
+        return False
+    carried = (
+        message.content.strip(),
+        message.reasoning.strip(),
+        message.tool_calls,
+        message.reasoning_details,
+        message.thinking_blocks,
+    )
+    return not any(carried)
+
+
+def judge_server_loss(outcome: Outcome) -> tuple[bool, str]:
+    """A framework's ``outcome`` where the server's stream carried nothing
+    (:func:`server_lost`): ok (:data:`SERVER_LOSS`, the server's own loss) unless the
+    framework crashed, or gave calls or text the stream never carried. Reporting the
+    cut (an error, not a crash) loses nothing."""
+    if outcome.error is not None and outcome.crash:
+        return False, f"crash: {_short(outcome.error)}"
+    if outcome.calls:
+        return False, _calls_diff([], list(outcome.calls))
+    if outcome.text is not None and outcome.text.strip():
+        return False, f"text {_short(repr(outcome.text))}"
+    return True, SERVER_LOSS
+
+
 # -- the proxy -------------------------------------------------------------------------
 
 _HOP = {b"host", b"connection", b"keep-alive", b"transfer-encoding", b"content-length"}
@@ -360,6 +351,7 @@ class _ProxyApp:
         self.extra = dict(extra)
         self.requests: list[dict[str, Any]] = []
         self.forwarded = False
+        self.stream: bytearray | None = None  # the recorded request's answer, as sent
 
     async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -370,6 +362,7 @@ class _ProxyApp:
         raw = await read_body(receive)
         path = scope["path"]
         chat = scope["method"] == "POST" and path.endswith(_CHAT)
+        kept = None
         if chat:
             try:
                 body = json.loads(raw or b"{}")
@@ -381,11 +374,16 @@ class _ProxyApp:
             body.update(self.extra)
             if not self.forwarded:  # a client's retry is forwarded again, not recorded
                 self.requests.append({"path": path, **body})
+                kept = self.stream = bytearray()
             self.forwarded = True
             raw = json.dumps(body).encode()
-        await self._forward(scope, raw, send)
+        await self._forward(scope, raw, send, kept)
 
-    async def _forward(self, scope: Message, raw: bytes, send: Send) -> None:
+    async def _forward(
+        self, scope: Message, raw: bytes, send: Send, kept: bytearray | None = None
+    ) -> None:
+        """The request sent upstream and its answer sent back as it comes (appended to
+        ``kept`` too, when given)."""
         httpx = _httpx()
         url = self.upstream + scope["path"]
         if scope.get("query_string"):
@@ -404,6 +402,8 @@ class _ProxyApp:
                 start = {"type": "http.response.start", "status": response.status_code}
                 await send({**start, "headers": out})
                 async for piece in response.aiter_raw():
+                    if kept is not None:
+                        kept += piece
                     await send({"type": "http.response.body", "body": piece, "more_body": True})
                 await send({"type": "http.response.body", "body": b""})
             finally:
@@ -467,11 +467,13 @@ class _Proxy(BackgroundServer):
         """``target`` pointed at the proxy."""
         return replace(target, url=self.url + self.path)
 
-    def reset(self) -> dict[str, Any] | None:
-        """The first request of the run now ending (``None`` if none), then a new run."""
+    def reset(self) -> tuple[dict[str, Any] | None, bytes | None]:
+        """The first request of the run now ending and the raw answer it got (``None``
+        if none), then a new run."""
         first = self.app.requests[0] if self.app.requests else None
-        self.app.requests, self.app.forwarded = [], False
-        return first
+        stream = None if self.app.stream is None else bytes(self.app.stream)
+        self.app.requests, self.app.forwarded, self.app.stream = [], False, None
+        return first, stream
 
 
 # -- one check -------------------------------------------------------------------------
@@ -491,12 +493,14 @@ def _extra(target: LiveTarget, case: LiveCase, options: bool) -> dict[str, Any]:
 
 def live_check(framework: str, target: LiveTarget, case: LiveCase) -> LiveResult:
     """``case`` through ``framework``'s doctor column (its driver's ``live``, streamed),
-    stock and patched, against the same request answered non-streamed. Raises
-    ``ValueError`` when the column has no live function for the target's API."""
+    stock and patched, against the same request answered non-streamed; a run whose raw
+    stream carries none of that answer is judged as the server's loss
+    (:func:`server_lost`). Raises ``ValueError`` when the column has no live function
+    for the target's API."""
     if not live_applies(framework, target):
         raise ValueError(f"{framework} has no live check for {target.api} servers")
     driver = DRIVERS[framework]
-    sent: list[dict[str, Any] | None] = []
+    sent: list[tuple[dict[str, Any] | None, bytes | None]] = []
     with _Proxy(target, _extra(target, case, driver.live_options)) as proxy:
         via = proxy.target(target)
 
@@ -507,15 +511,17 @@ def live_check(framework: str, target: LiveTarget, case: LiveCase) -> LiveResult
                 sent.append(proxy.reset())
 
         stock, patched = stock_then_patched(framework, run)
-    request = next((r for r in sent if r is not None), None)
+    request = next((r for r, _ in sent if r is not None), None)
     if request is not None:
         request = {k: v for k, v in request.items() if k != "path"}
     reference, finish = reference_outcome(target, case, request)
     if patched is None:
         patched = Outcome(error=f"streamfix.install({driver.name!r}) failed (see the log)")
-    tools = bool(case.tools)
-    stock_ok, stock_why = judge_live(reference, finish, stock, tools=tools)
-    patched_ok, patched_why = judge_live(reference, finish, patched, tools=tools)
+    streams = [stream for _, stream in sent] + [None, None]
+    stock_loss = server_lost(reference, streams[0], target.api)
+    patched_loss = server_lost(reference, streams[1], target.api)
+    stock_ok, stock_why = _judged(reference, finish, stock, bool(case.tools), stock_loss)
+    patched_ok, patched_why = _judged(reference, finish, patched, bool(case.tools), patched_loss)
     return LiveResult(
         framework,
         case.name,
@@ -528,4 +534,14 @@ def live_check(framework: str, target: LiveTarget, case: LiveCase) -> LiveResult
         patched_why,
         finish,
         request,
+        stock_loss,
+        patched_loss,
     )
+
+
+def _judged(
+    reference: Outcome, finish: str | None, outcome: Outcome, tools: bool, server_loss: bool
+) -> tuple[bool, str]:
+    if server_loss:
+        return judge_server_loss(outcome)
+    return judge_live(reference, finish, outcome, tools=tools)
