@@ -43,9 +43,10 @@ from typing import Any
 
 from ._assembler import ToolCallAssembler, _event_id
 from ._errors import AssemblerClosedError, MalformedToolCallError, StreamFixError
-from ._fastpath import field, fields
+from ._fastpath import consume, field, fields
 from ._normalize import ChoiceDelta, Fragment
 from ._repair import failure
+from ._routing import bare_continuation
 from ._state import CallState, ChoiceState
 from ._types import AssembledMessage, ToolCall
 
@@ -131,6 +132,8 @@ class StreamRepairer:
         self._assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
         self._assembler._quiet = True
         self._rebuild = rebuild or _model_validate
+        self._other = self._assembler._consume
+        self._more = None if max_argument_bytes is None else self._assembler._add_arguments
         self._choices: dict[int, _Choice] = {}
         self._decided = _decided_names(self._assembler.tools)
         self._token = os.urandom(4).hex()
@@ -146,11 +149,12 @@ class StreamRepairer:
         if self._closed:
             raise AssemblerClosedError("the repairer is closed")
         assembler = self._assembler
-        try:
-            assembler.feed(chunk, events=False)
+        try:  # the assembler's own loop over one chunk (ToolCallAssembler.feed, inlined)
+            wire = consume(
+                (chunk,), assembler._choices, bare_continuation, self._other, self._more, None
+            )
         except StreamFixError as exc:
             return self._fail(exc)
-        wire = assembler.continued
         if wire is not None:
             self._last = chunk
             fast = self._continued(chunk, wire)
@@ -188,15 +192,23 @@ class StreamRepairer:
         choices = self._choices
         number = next(iter(choices)) if len(choices) == 1 else self._number(chunk)
         mine = choices.get(number)
-        state = self._assembler._choices[number]
-        call = state.by_index[wire]
-        if mine is None or mine.held is not None or call.position >= len(mine.calls):
+        call = self._assembler._choices[number].by_index[wire]
+        if mine is None or mine.held is not None:
             return None
-        sent = mine.calls[call.position]
+        position = call.position
+        calls = mine.calls
+        if position >= len(calls):
+            return None
+        sent = calls[position]
         if sent.out != wire or sent.frozen or sent.sent_parts != len(call.parts) - 1:
             return None
         text = call.parts[-1]
-        if _piece(call, sent, peek=True) != len(text):
+        # Inside the object (depth >= 1 when last scanned), text without a closing bracket
+        # can neither end the value nor break it: no scan needed (the scanner catches up
+        # lazily on the next one).
+        if (call.scanner.depth == 0 or "}" in text or "]" in text) and _piece(
+            call, sent, peek=True
+        ) != len(text):
             return None
         sent.sent_parts += 1
         sent.sent_chars += len(text)
@@ -271,7 +283,7 @@ class StreamRepairer:
         finish: str | None = None,
         usage: Any = None,
     ) -> Any:
-        body = {key: value for key, value in fields(chunk).items() if key not in ("choices",)}
+        body = {key: value for key, value in _sent(chunk).items() if key != "choices"}
         body["usage"] = usage
         choice = dict(extra or {})
         choice.update(index=number, delta=delta, finish_reason=finish)
@@ -657,7 +669,7 @@ def _other_delta_fields(chunk: Any, number: int) -> dict[str, Any]:
         return {}
     return {
         key: value
-        for key, value in fields(delta).items()
+        for key, value in _sent(delta).items()
         if key not in ("tool_calls", "function_call")
     }
 
@@ -668,9 +680,22 @@ def _other_choice_fields(chunk: Any, number: int) -> dict[str, Any]:
         return {}
     return {
         key: value
-        for key, value in fields(choice).items()
+        for key, value in _sent(choice).items()
         if key not in ("index", "delta", "message", "finish_reason")
     }
+
+
+def _sent(value: Any) -> dict[str, Any]:
+    """A chunk part's fields as sent: a dict as it is; of a pydantic model, the fields
+    set when it was made (the SDK's parser leaves the provider's absent fields unset)."""
+    if type(value) is dict:
+        return value
+    every = fields(value)
+    named = getattr(value, "model_fields_set", None)
+    if named is None:
+        return every
+    extra = getattr(value, "__pydantic_extra__", None) or {}
+    return {key: item for key, item in every.items() if key in named or key in extra}
 
 
 def _meaningful(delta: dict[str, Any]) -> bool:
