@@ -13,6 +13,7 @@ from typing import Any
 
 __all__ = [
     "HELPER_MODULE",
+    "STREAMING",
     "SUPPORTED",
     "finish_reason_error",
     "not_given",
@@ -25,6 +26,10 @@ SUPPORTED = ">=1.40,<4"
 
 #: Where the helper's state, streams and managers live (all releases).
 HELPER_MODULE = "openai.lib.streaming.chat._completions"
+
+#: Where ``Stream`` and ``AsyncStream`` live, whose ``__init__`` sets ``self._iterator =
+#: self.__stream__()`` (all releases: the wire repair replaces ``__stream__``).
+STREAMING = "openai._streaming"
 
 
 def finish_reason_error(kind: type[Exception], completion: Any) -> Exception:
