@@ -389,6 +389,7 @@ def test_truncated_call_raises_after_the_complete_parts(patched: None, mode: str
     assert error.message is not None
     assert [(c.name, c.parsed) for c in error.message.tool_calls] == [(W, {"city": "Paris"})]
     assert error.partial_arguments == {1: '{"zone": "Eur'}
+    assert error.assembled is error.message
     assert "truncated" in str(error)
     assert isinstance(error.__cause__, streamfix.TruncatedToolCallError)
     sent = [ChatCompletionChunk.construct(**c).to_dict() for c in OPENAI["e4-truncated"].chunks]
