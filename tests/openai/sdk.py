@@ -19,7 +19,7 @@ from typing import Any
 import openai
 from openai import _base_client
 
-__all__ = ["ASYNC", "MODES", "SYNC", "Served", "naive", "read", "sse"]
+__all__ = ["ASYNC", "MODES", "SYNC", "Served", "first_entries", "helper", "naive", "read", "sse"]
 
 #: The HTTP library this release of the SDK is built on (``httpx2`` from openai 3.x).
 http: Any = getattr(_base_client, "httpx2", None) or _base_client.httpx
@@ -72,6 +72,13 @@ class Served:
 
 
 Result = tuple[list[Any], BaseException | None]
+
+
+def helper(client: Any) -> Any:
+    """The client's ``.stream()`` helper: ``client.chat.completions.stream``, or
+    ``client.beta.chat.completions.stream`` where it first shipped (openai 1.40)."""
+    completions = client.chat.completions
+    return getattr(completions, "stream", None) or client.beta.chat.completions.stream
 
 
 def _drain(step: Callable[[], Any], out: list[Any]) -> BaseException | None:
