@@ -296,8 +296,9 @@ def openai(session: nox.Session, openai: str) -> None:
     _shim_tests(session, "openai", openai, "tests/openai", "openai", "pydantic")
 
 
-# The openai SDK's own tests of its chat-completions stream helper, from the sdist of the
-# tested version (those of these files that the version ships).
+# The openai SDK's own tests of its chat-completions stream helper and of its streams and
+# responses (the wire repair replaces Stream.__stream__), from the sdist of the tested
+# version (those of these files that the version ships).
 OPENAI_UPSTREAM_TESTS = [
     "tests/lib/chat/test_completions_streaming.py",
     "tests/lib/chat/test_tool_call_deltas.py",
@@ -305,6 +306,9 @@ OPENAI_UPSTREAM_TESTS = [
     "tests/lib/chat/test_content_filter.py",
     "tests/lib/chat/test_completions.py",
     "tests/lib/test_streaming_deltas.py",
+    "tests/test_streaming.py",
+    "tests/test_response.py",
+    "tests/test_legacy_response.py",
 ]
 OPENAI_UPSTREAM_VERSIONS = {"3.x-newest": "openai>=3,<4", "2.x-newest": "openai>=2,<3"}
 

@@ -1,4 +1,5 @@
-"""pytest plugin: the openai SDK's own stream-helper tests with the streamfix patch active.
+"""pytest plugin: the openai SDK's own stream-helper and stream tests with the streamfix
+patch active (the helper's state and the wire's ``Stream.__stream__``).
 
 Loaded with ``-p streamfix_upstream_plugin`` (this folder on ``PYTHONPATH``) by the nox
 session ``openai_upstream``; set ``STREAMFIX_STOCK=1`` to run the same tests stock, for

@@ -9,6 +9,13 @@ stream (raised as the SDK's ``APIError`` with the provider's text) no longer cra
 corrupt the completion. Everything else (events, snapshot, ``get_final_completion()``)
 is the SDK's own.
 
+Installed, ``client.chat.completions.create(stream=True)`` (sync and async, however the
+stream is read, ``with_raw_response`` and ``with_streaming_response`` too) yields the
+repaired stream (``streamfix.repair``, wire-shapes R): chunks in OpenAI's own form that
+any framework's index-keyed accumulation assembles right. A call cut off or never named
+raises :class:`StreamFixAPIError` (an ``openai.APIError`` and a ``streamfix``
+error) once everything complete was yielded.
+
 Without patching, use the fixed class directly::
 
     from streamfix_openai import StreamFixChatCompletionStreamState
@@ -27,17 +34,23 @@ from ._patch import SHIM, SUPPORTED
 
 if TYPE_CHECKING:
     from ._state import StreamFixChatCompletionStreamState
+    from ._wire import StreamFixAPIError
 
 available, install, installed, uninstall = SHIM.functions()
 
-__all__ = ["SUPPORTED", "StreamFixChatCompletionStreamState", "available"]
+__all__ = ["SUPPORTED", "StreamFixAPIError", "StreamFixChatCompletionStreamState", "available"]
 __all__ += ["install", "installed", "uninstall"]
 
 
 def __getattr__(name: str) -> Any:
-    """The fixed class, imported with openai on first use (the package imports without)."""
+    """The fixed class and the wire's error, imported with openai on first use (the
+    package imports without)."""
     if name == "StreamFixChatCompletionStreamState":
         from ._state import StreamFixChatCompletionStreamState
 
         return StreamFixChatCompletionStreamState
+    if name == "StreamFixAPIError":
+        from ._wire import StreamFixAPIError
+
+        return StreamFixAPIError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

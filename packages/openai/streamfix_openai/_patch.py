@@ -1,18 +1,20 @@
 """``streamfix.install("openai")``: the openai SDK's chat-completions stream helper
-assembles tool calls through the core.
+assembles tool calls through the core, and its raw chat-completion streams are repaired.
 
 Replaces ``ChatCompletionStreamState`` in ``openai.lib.streaming.chat._completions`` (the
 name ``ChatCompletionStream`` and ``AsyncChatCompletionStream`` build their state from, and
 so the stream managers of ``client.chat.completions.stream``) and wherever else it was
-imported by name (``openai.lib.streaming.chat``); :func:`uninstall` puts the SDK's class
-back at each of those places.
+imported by name (``openai.lib.streaming.chat``); and ``__stream__`` of ``Stream`` and
+``AsyncStream`` in ``openai._streaming`` (what every stream's ``__init__`` builds its
+iterator with: class attributes, so every name those classes are imported under sees the
+replacement; ``_wire``). :func:`uninstall` puts the SDK's own objects back at each place.
 """
 
 from __future__ import annotations
 
 from streamfix._shimkit import Shim, Site
 
-from ._versions import HELPER_MODULE, SUPPORTED
+from ._versions import HELPER_MODULE, STREAMING, SUPPORTED
 
 __all__ = ["SHIM", "SUPPORTED"]
 
@@ -26,7 +28,9 @@ SHIM = Shim(
             "ChatCompletionStreamState",
             "streamfix_openai._state:StreamFixChatCompletionStreamState",
             everywhere=True,
-        )
+        ),
+        Site(STREAMING, "Stream.__stream__", "streamfix_openai._wire:stream"),
+        Site(STREAMING, "AsyncStream.__stream__", "streamfix_openai._wire:astream"),
     ],
     trigger="openai",
 )

@@ -3,7 +3,13 @@
 The chat-completions stream helper (``client.chat.completions.stream``, built on
 ``openai.lib.streaming.chat.ChatCompletionStreamState``) first shipped in openai 1.40.0;
 its module, its class names and the ``_accumulate_chunk`` / ``_build_events`` split this
-shim relies on are the same in every release since, up to the newest 3.x.
+shim relies on are the same in every release since, up to the newest 3.x. So is what the
+wire repair relies on (``_wire``): ``Stream`` / ``AsyncStream`` in ``openai._streaming``
+building their iterator with ``self.__stream__()`` in ``__init__``, the stream's
+``_cast_to``, ``response`` (whose ``request`` carries the body and the helper's
+``X-Stainless-Helper-Method`` header; ``beta.chat.completions.stream`` on 1.x) and the
+client's ``_process_response_data``; 3.x builds on ``httpx2`` instead of ``httpx``, with
+the same request and response API. Tested on 1.40.0, 2.54.0 and 3.57.0.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from typing import Any
 
 __all__ = [
     "HELPER_MODULE",
+    "STREAMING",
     "SUPPORTED",
     "finish_reason_error",
     "not_given",
@@ -25,6 +32,10 @@ SUPPORTED = ">=1.40,<4"
 
 #: Where the helper's state, streams and managers live (all releases).
 HELPER_MODULE = "openai.lib.streaming.chat._completions"
+
+#: Where ``Stream`` and ``AsyncStream`` live, whose ``__init__`` sets ``self._iterator =
+#: self.__stream__()`` (all releases: the wire repair replaces ``__stream__``).
+STREAMING = "openai._streaming"
 
 
 def finish_reason_error(kind: type[Exception], completion: Any) -> Exception:
