@@ -58,6 +58,9 @@ Rebuild = Callable[[dict[str, Any], Any], Any]
 _STANDARD = frozenset(("index", "id", "type", "function"))
 _BLANKS = " \t\r\n"
 _STOPS = frozenset(("stop", "end_turn"))
+_OPENS = frozenset("{ \t\r\n")
+#: What may stand (after blanks) before a fragment that opens an object as a value.
+_HOLDS_VALUE = frozenset(":[,")
 
 
 class _Call:
@@ -67,7 +70,17 @@ class _Call:
     ``sent_parts``/``sent_chars``: how much of its argument fragments went out; ``frozen``:
     its arguments stopped being one object's prefix (the rest waits for the end)."""
 
-    __slots__ = ("begun", "frozen", "id", "name", "out", "sent_chars", "sent_parts", "signature")
+    __slots__ = (
+        "begun",
+        "frozen",
+        "id",
+        "name",
+        "out",
+        "sent_chars",
+        "sent_parts",
+        "signature",
+        "tail",
+    )
 
     def __init__(self) -> None:
         self.out: int | None = None
@@ -78,6 +91,7 @@ class _Call:
         self.sent_chars = 0
         self.frozen = False
         self.begun = False  # the arguments' first non-blank character was "{"
+        self.tail = ""  # the latest piece that went out
 
 
 class _Held:
@@ -203,6 +217,9 @@ class StreamRepairer:
         if sent.out != wire or sent.frozen or sent.sent_parts != len(call.parts) - 1:
             return None
         text = call.parts[-1]
+        head = text[:1]
+        if head == "{" or (head in _OPENS and text.lstrip(_BLANKS)[:1] == "{"):
+            return None  # a fragment that opens an object: the general path looks closer (I3)
         # Inside the object (depth >= 1 when last scanned), text without a closing bracket
         # can neither end the value nor break it: no scan needed (the scanner catches up
         # lazily on the next one).
@@ -212,6 +229,7 @@ class StreamRepairer:
             return None
         sent.sent_parts += 1
         sent.sent_chars += len(text)
+        sent.tail = text
         return [chunk]
 
     @staticmethod
@@ -627,10 +645,25 @@ def _take(call: CallState, sent: _Call) -> str:
     if not new:
         new = "".join(parts[sent.sent_parts :])
     piece = new[:size]
+    if sent.sent_chars and _restarts(piece, sent, call):
+        sent.frozen = True  # I3 perhaps: decided at the end
+        return ""
     sent.sent_chars += len(piece)
+    sent.tail = piece
     if len(piece) == len(new):
         sent.sent_parts = len(parts)
     return piece
+
+
+def _restarts(piece: str, sent: _Call, call: CallState) -> bool:
+    """I3: whether ``piece`` opens an object (after blanks) where the text already sent
+    cannot hold one as a value (it does not end with ``:``, ``[`` or ``,``): the start of
+    arguments sent over again, or a ``{`` inside a string. The scanner reads structure,
+    not grammar; this is the one place a restart could slip through it."""
+    if piece.lstrip(_BLANKS)[:1] != "{":
+        return False
+    before = sent.tail.rstrip(_BLANKS) or call.text()[: sent.sent_chars].rstrip(_BLANKS)
+    return before[-1:] not in _HOLDS_VALUE
 
 
 # --- reading chunks -----------------------------------------------------------------------

@@ -228,8 +228,8 @@ def _view(chunk: Any) -> dict[str, Any]:
     the plain dict it stands for, holding only the fields the normaliser reads."""
     fields = _fields(chunk)
     view = _without_none(fields, ("usage", "error", "id"))
-    if "usage" in view:
-        view["usage"] = _plain(view["usage"])
+    if "usage" in view:  # as the provider sent it: a parsed model's unset fields left out
+        view["usage"] = _plain(view["usage"], exclude_unset=True)
     view["choices"] = [_choice_view(choice) for choice in fields.get("choices") or ()]
     return view
 
@@ -267,15 +267,18 @@ def _call_view(call: Any) -> dict[str, Any]:
     return view
 
 
-def _plain(value: Any) -> Any:
-    """Any nested pydantic value as plain dicts and lists (for usage and provider extras)."""
+def _plain(value: Any, *, exclude_unset: bool = False) -> Any:
+    """Any nested pydantic value as plain dicts and lists (for usage and provider extras);
+    ``exclude_unset``: a model's fields that were never set left out."""
     kind = type(value)
     if kind in _SCALARS or kind is dict:
         return value
     if kind is list or kind is tuple:
         return [_plain(item) for item in value]
     dump = getattr(value, "model_dump", None)
-    return dump() if callable(dump) else value
+    if not callable(dump):
+        return value
+    return dump(exclude_unset=True) if exclude_unset else dump()
 
 
 # --- reasoning metadata (F5, F6) -----------------------------------------------------------
