@@ -23,7 +23,9 @@ clean prefix of one JSON object. It routes nothing itself. What it passes on:
   finish reason once, last (``stop`` with calls is ``tool_calls``); then the error, if
   the stream ends in one.
 
-Chunks come out of the type they came in: dicts as dicts; any other chunk (the openai
+An Ollama ``/api/chat`` line comes out as OpenAI chunk dicts (R11: this is OpenAI's wire;
+the proxy keeps Ollama's own form for ``/api/chat``). Chunks come out of the type they
+came in: dicts as dicts; any other chunk (the openai
 SDK's ``ChatCompletionChunk``, litellm's ``ModelResponseStream``) passed on as the same
 object where nothing changes, and rebuilt from the plain dict the core writes where
 something does, by the ``rebuild`` callable the wire shim gives (the core imports no SDK;
@@ -272,7 +274,13 @@ class StreamRepairer:
         self, chunk: Any, delta: ChoiceDelta, mine: _Choice, entries: list[Any], usage: Any
     ) -> list[Any]:
         """One choice of ``chunk`` rewritten: R5, R8."""
-        rest = _other_delta_fields(chunk, delta.choice)
+        rest: dict[str, Any]
+        if _is_ollama(chunk):  # R11: an Ollama line's text, as an OpenAI delta carries it
+            rest = {"role": "assistant", "content": delta.content or None}
+            if delta.reasoning:
+                rest["reasoning_content"] = delta.reasoning
+        else:
+            rest = _other_delta_fields(chunk, delta.choice)
         specs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
         if entries or _meaningful(rest):
             first = dict(rest)
@@ -301,7 +309,11 @@ class StreamRepairer:
         finish: str | None = None,
         usage: Any = None,
     ) -> Any:
-        body = {key: value for key, value in _sent(chunk).items() if key != "choices"}
+        if _is_ollama(chunk):  # R11: an OpenAI chunk, from an Ollama line
+            body = {"id": "chatcmpl-ollama", "object": "chat.completion.chunk", "created": 0}
+            body["model"] = chunk.get("model") or ""
+        else:
+            body = {key: value for key, value in _sent(chunk).items() if key != "choices"}
         body["usage"] = usage
         choice = dict(extra or {})
         choice.update(index=number, delta=delta, finish_reason=finish)
@@ -716,6 +728,12 @@ def _other_choice_fields(chunk: Any, number: int) -> dict[str, Any]:
         for key, value in _sent(choice).items()
         if key not in ("index", "delta", "message", "finish_reason")
     }
+
+
+def _is_ollama(chunk: Any) -> bool:
+    """An Ollama ``/api/chat`` line (the normaliser reads it so: a dict without
+    ``choices``)."""
+    return type(chunk) is dict and "choices" not in chunk
 
 
 def _sent(value: Any) -> dict[str, Any]:

@@ -217,3 +217,60 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+# --- the repaired wire: a repair check per scenario ----------------------------------------
+
+
+def test_every_scenario_repairs(report: Report) -> None:
+    assert set(report.repairs) == set(streamfix.testing.SCENARIOS)
+    assert {name: why for name, why in report.repairs.items() if why} == {}
+
+
+def test_the_repair_checks_are_in_the_json_and_the_summary(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    name = next(n for n, f in DRIVERS.items() if f.available())
+    code, out, _ = cli(capsys, "doctor", "--json", "--framework", name)
+    data = json.loads(out)
+    assert code == 0
+    assert data["repairs"]["b3-same-index"] == {"ok": True, "why": None}
+    code, out, _ = cli(capsys, "doctor", "--framework", name)
+    total = len(streamfix.testing.SCENARIOS)
+    assert f"{total} of {total} scenarios canonical" in out
+
+
+def test_a_failing_repair_gives_exit_status_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamfix.cli._doctor as doctor_module
+
+    def broken(chunks: object, tools: object = None, shape: str = "") -> str | None:
+        return "not canonical: a test" if shape == "B3" else None
+
+    monkeypatch.setattr(doctor_module, "repair_check", broken)
+    name = next(n for n, f in DRIVERS.items() if f.available())
+    code, out, _ = cli(capsys, "doctor", "--framework", name)
+    assert code == 1
+    assert "repair b3-same-index: not canonical: a test" in out
+
+
+@pytest.mark.parametrize("name", sorted(streamfix.testing.SCENARIOS))
+def test_repair_check_judges_a_broken_repair(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """repair_check is not vacuous: a repair that drops the last tool-call chunk (or
+    passes the stream on untouched where it needed repair) is caught."""
+    scenario = streamfix.testing.SCENARIOS[name]
+    tools = sorted({c["name"] for c in scenario.calls})
+    chunks = list(scenario.chunks)
+    assert streamfix.testing.repair_check(chunks, tools, scenario.shape) is None
+    import streamfix.testing._canonical as canonical
+
+    monkeypatch.setattr(canonical, "repair", lambda c, t=None: iter(c))
+    untouched = streamfix.testing.repair_check(chunks, tools, scenario.shape)
+    needs_repair = (
+        bool(streamfix.testing.canonical_problems(chunks))
+        or scenario.shape == "I3"
+        or scenario.error is not None  # the repaired stream must end in the error
+        or scenario.truncated
+    )
+    assert (untouched is not None) == needs_repair, untouched

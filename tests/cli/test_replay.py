@@ -212,3 +212,67 @@ def test_framework_of_the_other_dialect(tmp_path: Path, capsys: pytest.CaptureFi
     code, out, _ = cli(capsys, "replay", str(path), "--json", "--framework", "smolagents")
     assert code == 0
     assert json.loads(out)["frameworks"]["smolagents"]["status"].startswith("not applicable")
+
+
+# --- replay --repair: the repaired stream as JSONL (wire-shapes R) -------------------------
+
+
+@pytest.mark.parametrize("name", ["b3-same-index", "c1-repeated-names", "h1-legacy-function-call"])
+def test_repair_prints_the_repaired_stream(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str
+) -> None:
+    code, out, err = cli(capsys, "replay", str(jsonl(tmp_path, name)), "--repair")
+    assert (code, err) == (0, "")
+    chunks = [json.loads(line) for line in out.splitlines()]
+    assert streamfix.testing.is_canonical(chunks)
+    message = streamfix.assemble(chunks)
+    assert [(c.name, c.parsed) for c in message.tool_calls] == expected(name)
+
+
+def test_repair_of_sse_text_and_ollama_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = cli(capsys, "replay", str(sse(tmp_path, "b6-no-index")), "--repair")
+    assert code == 0
+    assert streamfix.testing.is_canonical(json.loads(line) for line in out.splitlines())
+    code, out, _ = cli(capsys, "replay", str(jsonl(tmp_path, "ollama-call-per-line")), "--repair")
+    chunks = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+    assert len(streamfix.assemble(chunks).tool_calls) == len(expected("ollama-call-per-line"))
+
+
+def test_repair_of_a_stream_ending_in_an_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = cli(capsys, "replay", str(jsonl(tmp_path, "e4-truncated")), "--repair")
+    assert code == 1
+    assert err.startswith("streamfix replay: the stream ends in TruncatedToolCallError")
+    complete = [c["name"] for c in OPENAI["e4-truncated"].calls]
+    headers = [
+        e["function"]["name"]
+        for line in out.splitlines()
+        for ch in json.loads(line)["choices"]
+        for e in ch["delta"].get("tool_calls") or ()
+        if "id" in e
+    ]
+    assert headers[: len(complete)] == complete
+
+
+def test_repair_prints_non_ascii_as_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "text.jsonl"
+    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    lines = [
+        {**body, "choices": [{"index": 0, "delta": {"content": "café \ud83d"}}]},
+        {
+            **body,
+            "choices": [{"index": 0, "delta": {"content": "\ude00"}, "finish_reason": "stop"}],
+        },
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, _ = cli(capsys, "replay", str(path), "--repair")
+    assert code == 0
+    assert "café" in out
+    assert "\\u" not in out

@@ -134,6 +134,15 @@ def test_the_corpus(name: str, declared: bool, kind: Kind) -> None:
     check_stream(kind(list(CORPUS[name].chunks)), tools, name in UNREPAIRABLE)
 
 
+@pytest.mark.parametrize("name", sorted(streamfix.testing.scenarios("ollama")))
+def test_ollama_lines_come_out_as_openai_chunks(name: str) -> None:
+    """R11: Ollama's ``/api/chat`` lines come out as OpenAI chunk dicts, each call its own
+    index and id."""
+    chunks = list(streamfix.testing.scenarios("ollama")[name].chunks)
+    out = check_stream(chunks)
+    assert all("choices" in body for body in out)
+
+
 # Scenarios already in OpenAI's own form (their own canonical check passes).
 OPENAI_FORM = sorted(
     n

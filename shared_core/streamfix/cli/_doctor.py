@@ -27,6 +27,7 @@ from ..testing import (
     Outcome,
     Scenario,
     judge,
+    repair_check,
     stock_and_patched,
 )
 from ._quiet import quiet_frameworks
@@ -72,12 +73,17 @@ class Report:
 
     cells: list[Cell] = field(default_factory=list)
     frameworks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The repaired wire per scenario (``streamfix.repair``, wire-shapes R): ``None`` when
+    #: the repaired stream is canonical and says what the original says, else why not.
+    repairs: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        """True when every patched cell passes (the doctor's exit status)."""
-        return all(cell.patched == "ok" for cell in self.cells) and not any(
-            info["status"] == "patch failed" for info in self.frameworks.values()
+        """True when every patched cell and every repair passes (the exit status)."""
+        return (
+            all(cell.patched == "ok" for cell in self.cells)
+            and not any(info["status"] == "patch failed" for info in self.frameworks.values())
+            and all(why is None for why in self.repairs.values())
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -85,6 +91,9 @@ class Report:
             "ok": self.ok,
             "frameworks": self.frameworks,
             "cells": [cell.to_dict() for cell in self.cells],
+            "repairs": {
+                name: {"ok": why is None, "why": why} for name, why in self.repairs.items()
+            },
         }
 
     def to_json(self) -> str:
@@ -138,6 +147,9 @@ def run_doctor(
     finally:
         if before:
             install(*before)
+    for scenario in corpus.values():
+        tools = sorted({call["name"] for call in scenario.calls})
+        report.repairs[scenario.name] = repair_check(list(scenario.chunks), tools, scenario.shape)
     return report
 
 

@@ -113,6 +113,13 @@ def doctor(frameworks: list[str] | None = None, as_json: bool = False) -> int:
         f"{len(report.cells)} cells: {sum(c.stock == 'lost' for c in report.cells)} lost"
         f" stock, {recovered} recovered by the patch, {failed} failing patched."
     )
+    wrong = {name: why for name, why in report.repairs.items() if why is not None}
+    for name, why in wrong.items():
+        console.print(f"  [bold red]repair {escape(name)}[/]: {escape(why)}", soft_wrap=True)
+    console.print(
+        f"The repaired wire (streamfix.repair): {len(report.repairs) - len(wrong)} of"
+        f" {len(report.repairs)} scenarios canonical and assembling as the original."
+    )
     return 0 if report.ok else 1
 
 
@@ -224,11 +231,17 @@ def doctor_live(
     return 0 if report.ok else 1
 
 
-def replay(path: str, framework: str | None = None, as_json: bool = False) -> int:
+def replay(
+    path: str, framework: str | None = None, as_json: bool = False, repair: bool = False
+) -> int:
     """Assemble a capture; print calls, text and diagnostics (and, with ``framework``,
-    what that framework gives stock and patched). Raises CaptureError on a bad file."""
+    what that framework gives stock and patched). ``repair``: print the repaired stream
+    instead (wire-shapes R), one chunk a line, and the error it ends with on stderr (exit
+    status 1). Raises CaptureError on a bad file."""
     import json  # noqa: PLC0415
 
+    if repair:
+        return _repaired(path)
     result = replay_capture(path)
     if framework is not None:
         driver = DRIVERS[framework]
@@ -261,6 +274,23 @@ def replay(path: str, framework: str | None = None, as_json: bool = False) -> in
             if info.get(run) is not None:
                 console.print(f"  {run}:")
                 _print_outcome(console, info[run])
+    return 0
+
+
+def _repaired(path: str) -> int:
+    """``replay --repair``: the capture's stream repaired, as JSONL on stdout."""
+    from .. import StreamFixError, repair  # noqa: PLC0415
+    from ..testing import read_capture  # noqa: PLC0415
+
+    capture = read_capture(path)
+    try:
+        for chunk in repair(capture.chunks):
+            print(_json(whole_characters(chunk)))
+    except StreamFixError as error:
+        print(
+            f"streamfix replay: the stream ends in {type(error).__name__}: {error}", file=sys.stderr
+        )
+        return 1
     return 0
 
 
@@ -375,18 +405,24 @@ def _add_inspection_commands(app: Any, typer: Any) -> None:
             help=f"Also show what this framework gives stock and patched: one of {names}.",
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+        repaired: bool = typer.Option(
+            False,
+            "--repair",
+            help="Print the repaired stream (OpenAI's own form), one chunk a line.",
+        ),
     ) -> None:
         """Assemble a captured stream: calls, text, repairs.
 
         What was repaired and why; with --framework, what that framework gives stock and
-        patched. Exit status 2 when the file is not a capture.
+        patched; with --repair, the stream repaired as JSONL (exit status 1 when it ends in
+        an error, printed on stderr). Exit status 2 when the file is not a capture.
         """
         if framework is not None and framework not in DRIVERS:
             raise typer.BadParameter(
                 f"unknown framework {framework!r}; known: {names}", param_hint="--framework"
             )
         try:
-            code = replay(file, framework, as_json)
+            code = replay(file, framework, as_json, repaired)
         except CaptureError as error:
             raise typer.BadParameter(str(error), param_hint="FILE") from None
         raise typer.Exit(code)

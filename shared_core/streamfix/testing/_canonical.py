@@ -1,20 +1,30 @@
-"""Checks of the repaired stream's form (wire-shapes R2-R8): what every framework reading
-OpenAI's own streams expects, whatever the provider sent.
+"""Checks of the repaired stream (wire-shapes R): its form (R2-R8), what every framework
+reading OpenAI's own streams expects, whatever the provider sent; and that it says what
+the original says.
 
 :func:`canonical_problems` lists what a stream of chunks (dicts, or the openai and
-litellm chunk objects) breaks; :func:`is_canonical` says whether it breaks nothing. Used
-by the tests of :func:`streamfix.repair` and of the wires, and by the doctor.
+litellm chunk objects) breaks; :func:`is_canonical` says whether it breaks nothing;
+:func:`repair_check` runs :func:`streamfix.repair` on a stream and says whether the result
+is canonical and assembles to the original's message. Used by the tests of the repair
+and of the wires, and by the doctor.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from streamfix import (
+    AssembledMessage,
+    MalformedToolCallError,
+    StreamFixError,
+    assemble,
+    repair,
+)
 from streamfix._fastpath import fields
 
-__all__ = ["canonical_problems", "is_canonical"]
+__all__ = ["UNREPAIRABLE", "canonical_problems", "is_canonical", "repair_check"]
 
 _STOPS = ("stop", "end_turn")
 _ENTRY = frozenset(("index", "id", "type", "function"))
@@ -135,3 +145,84 @@ def _one_object(text: str) -> bool:
 def is_canonical(chunks: Iterable[Any], *, complete: bool = True) -> bool:
     """Whether ``chunks`` are in the repaired stream's form (R2-R8)."""
     return not canonical_problems(chunks, complete=complete)
+
+
+#: Shapes a wire cannot repair (a prefix passed on is never taken back): the repaired
+#: stream ends in MalformedToolCallError whose message is the original's assembly.
+UNREPAIRABLE = frozenset({"I3"})
+
+
+def repair_check(chunks: Sequence[Any], tools: Any = None, shape: str = "") -> str | None:
+    """Whether ``streamfix.repair`` gets ``chunks`` right: ``None``, or why not.
+
+    Right: the repaired stream is canonical (R2-R8) and assembles to what the original
+    assembles to (the same calls, arguments, signatures, text, reasoning metadata; the
+    same error type where it ends in one), up to what the repair changes on purpose:
+    ``stop`` with calls is ``tool_calls`` (R8), a call sent without an id gets one, ids
+    shared by distinct calls are made unique (G3). For a shape in :data:`UNREPAIRABLE`:
+    the repaired stream ends in ``MalformedToolCallError`` carrying the original's
+    message."""
+    before: AssembledMessage | StreamFixError
+    try:
+        before = assemble(chunks, tools)
+    except StreamFixError as exc:
+        before = exc
+    out: list[Any] = []
+    error: StreamFixError | None = None
+    try:
+        out.extend(repair(chunks, tools))
+    except StreamFixError as exc:
+        error = exc
+    if shape in UNREPAIRABLE:
+        if isinstance(error, MalformedToolCallError) and error.message == before:
+            return None
+        return f"expected MalformedToolCallError with the assembled message, got {error!r}"
+    problems = canonical_problems(out, complete=error is None)
+    if problems:
+        return f"not canonical: {problems[0]}"
+    return _same_ending(before, error, out, tools)
+
+
+def _same_ending(
+    before: AssembledMessage | StreamFixError,
+    error: StreamFixError | None,
+    out: list[Any],
+    tools: Any,
+) -> str | None:
+    if isinstance(before, StreamFixError) or error is not None:
+        if type(error) is not type(before):
+            theirs = type(before).__name__ if isinstance(before, StreamFixError) else "no error"
+            return f"ends in {type(error).__name__}, the original in {theirs}"
+        return None
+    if _view(assemble(out, tools), before) != _view(before, before):
+        return "assembles to another message than the original"
+    return None
+
+
+def _view(message: AssembledMessage, original: AssembledMessage) -> dict[str, Any]:
+    """What :func:`repair_check` compares, the repair's deliberate changes undone: an id
+    the provider never sent, a shared id made unique, ``stop`` with calls."""
+    unique = original.with_unique_ids().tool_calls
+    sent = [c.id for c in unique]
+    calls = [
+        (
+            (unique[n].id if message is original else c.id)
+            if n < len(sent) and sent[n] is not None
+            else None,
+            c.name,
+            c.arguments,
+            c.parsed,
+            c.thought_signature,
+        )
+        for n, c in enumerate(message.tool_calls)
+    ]
+    finish = message.finish_reason
+    if finish == "tool_calls" and original.finish_reason in _STOPS:
+        finish = original.finish_reason
+    return {
+        "calls": calls,
+        "text": (message.content, message.reasoning),
+        "finish": finish,
+        "usage": message.usage,
+        "metadata": (message.reasoning_details, message.thinking_blocks),
+    }
