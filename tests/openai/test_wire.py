@@ -444,7 +444,7 @@ class _Counting:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.assemblers = self.feeds = self.repairers = 0
         init, feed = ToolCallAssembler.__init__, ToolCallAssembler.feed
-        repairer = streamfix.StreamRepairer.__init__
+        repairer, repairer_feed = streamfix.StreamRepairer.__init__, streamfix.StreamRepairer.feed
 
         def counted_init(this: Any, *args: Any, **kwargs: Any) -> None:
             self.assemblers += 1
@@ -458,9 +458,14 @@ class _Counting:
             self.repairers += 1
             repairer(this, *args, **kwargs)
 
+        def counted_repairer_feed(this: Any, *args: Any, **kwargs: Any) -> Any:
+            self.feeds += 1  # a repairer feeds its own assembler's loop once per chunk
+            return repairer_feed(this, *args, **kwargs)
+
         monkeypatch.setattr(ToolCallAssembler, "__init__", counted_init)
         monkeypatch.setattr(ToolCallAssembler, "feed", counted_feed)
         monkeypatch.setattr(streamfix.StreamRepairer, "__init__", counted_repairer)
+        monkeypatch.setattr(streamfix.StreamRepairer, "feed", counted_repairer_feed)
 
 
 def test_the_stream_helper_assembles_each_chunk_once(
