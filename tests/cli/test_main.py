@@ -16,7 +16,7 @@ from support.cli import cli
 import streamfix
 import streamfix.testing
 
-COMMANDS = ["doctor", "replay", "run", "record", "serve"]
+COMMANDS = ["doctor", "replay", "run", "record", "proxy", "serve"]
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

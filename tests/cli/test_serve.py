@@ -9,7 +9,11 @@ from collections.abc import Iterator
 import pytest
 from support.cli import cli
 
-SERVERS = [["serve"], ["record", "--upstream", "http://127.0.0.1:9"]]
+SERVERS = [
+    ["serve"],
+    ["record", "--upstream", "http://127.0.0.1:9"],
+    ["proxy", "--upstream", "http://127.0.0.1:9"],
+]
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The ``streamfix`` command line: ``doctor``, ``replay``, ``record``, ``run``, ``serve``.
+"""The ``streamfix`` command line: ``doctor``, ``replay``, ``run``, ``record``, ``proxy``,
+``serve``.
 
 typer, rich and uvicorn are the optional ``serve`` extra, imported when a command runs;
 the frameworks are imported by the doctor's drivers only, each when its framework runs.
@@ -19,7 +20,7 @@ from ._output import pipe_safe, print_matrix, whole_characters
 from ._quiet import quiet_frameworks
 from ._replay import replay_capture
 
-__all__ = ["doctor", "doctor_live", "main", "replay", "serve"]
+__all__ = ["doctor", "doctor_live", "main", "proxy", "replay", "serve"]
 
 
 def serve(host: str = "127.0.0.1", port: int = 0, replay: str | None = None) -> None:
@@ -445,8 +446,83 @@ def _cannot_listen(command: str, host: str, port: int, error: OSError) -> System
     return SystemExit(1)
 
 
+def proxy(
+    upstream: str,
+    host: str = "127.0.0.1",
+    port: int = 8788,
+    record: str | None = None,
+    **options: Any,
+) -> None:
+    """Run the repairing proxy until Ctrl-C (``options`` as for ``create_app``)."""
+    from ..proxy import ProxyServer  # noqa: PLC0415
+
+    if host in ("0.0.0.0", "::", ""):
+        print(
+            f"streamfix proxy: warning: --host {host or '0.0.0.0'} listens on every interface:"
+            " anyone who reaches this machine can use the upstream, with the API keys"
+            " clients send through it",
+            file=sys.stderr,
+            flush=True,
+        )
+    server = ProxyServer(upstream, host, port, record=record, **options).start()
+    saved = f"; captures in {record}" if record else ""
+    print(f"streamfix proxy on {server.url} -> {server.app.upstream}{saved}", flush=True)
+    print(f"  OpenAI: {server.openai_base_url}   Ollama: {server.url}", flush=True)
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+def _add_proxy_command(app: Any, typer: Any) -> None:
+    def proxy_command(
+        upstream: str = typer.Option(
+            ...,
+            metavar="URL",
+            help="The endpoint's root, e.g. http://127.0.0.1:11434 or https://api.openai.com.",
+        ),
+        host: str = typer.Option("127.0.0.1", metavar="HOST", help="Interface to listen on."),
+        port: int = typer.Option(8788, metavar="PORT", help="Port (0: a free one)."),
+        record: str | None = typer.Option(
+            None, metavar="DIR", help="Also save every streamed answer, as sent, as a capture."
+        ),
+        max_argument_bytes: int | None = typer.Option(
+            None, metavar="N", help="End a stream whose call's arguments grow past N bytes."
+        ),
+        max_body_bytes: int | None = typer.Option(
+            None, metavar="N", help="Answer 413 to a request body over N bytes (32 MiB)."
+        ),
+        connect_timeout: float | None = typer.Option(
+            None, metavar="S", help="Seconds to connect to the upstream (10)."
+        ),
+        read_timeout: float | None = typer.Option(
+            None, metavar="S", help="Seconds to wait for the upstream's next bytes (600)."
+        ),
+    ) -> None:
+        """Repair streamed tool calls for any client, as a proxy.
+
+        Point any client's base URL at it. Streamed chat answers come back repaired;
+        everything else is forwarded as is. It never changes a request, never retries.
+        """
+        _check_port("proxy", port)
+        options = {
+            "max_argument_bytes": max_argument_bytes,
+            "max_body_bytes": max_body_bytes,
+            "connect_timeout": connect_timeout,
+            "read_timeout": read_timeout,
+        }
+        try:
+            proxy(upstream, host, port, record, **options)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--upstream") from None
+        except OSError as error:
+            raise _cannot_listen("proxy", host, port, error) from None
+
+    app.command("proxy")(pipe_safe(proxy_command))
+
+
 def _add_process_commands(app: Any, typer: Any) -> None:
-    """``run``, ``record`` and ``serve``."""
+    """``run``, ``record``, ``proxy`` and ``serve``."""
 
     def run_command(
         command: list[str] = typer.Argument(  # noqa: B008 (typer's idiom)
@@ -512,6 +588,7 @@ def _add_process_commands(app: Any, typer: Any) -> None:
 
     app.command("run", context_settings={"allow_interspersed_args": False})(pipe_safe(run_command))
     app.command("record")(pipe_safe(record_command))
+    _add_proxy_command(app, typer)
     app.command("serve")(pipe_safe(serve_command))
 
 

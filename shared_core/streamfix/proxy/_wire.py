@@ -1,0 +1,454 @@
+"""The proxy's repaired stream, sans-I/O: the upstream's bytes in, the client's bytes out.
+
+:class:`RepairedStream` reads the upstream's stream (OpenAI SSE or Ollama ``/api/chat``
+NDJSON) as it arrives, feeds each chunk to a :class:`streamfix.StreamRepairer` and writes
+what the repairer passes on in the wire's own form:
+
+- OpenAI: ``data: {...}`` events and ``data: [DONE]``. A chunk the repairer passes on as
+  the same object (R1) goes out as the upstream's own event text, byte for byte; a
+  rewritten one as compact JSON. An error (the provider's, E5, or one the repairer ends
+  with, R9/R10) is the event ``data: {"error": {...}}``, as OpenAI-compatible servers send
+  a mid-stream error, and no ``[DONE]`` follows it.
+- Ollama: one object per line, as Ollama writes them. A line the repair leaves as it is
+  goes out as sent; a line with tool calls becomes one line per complete call
+  (``message.tool_calls`` with that one entry, its ``function.arguments`` an object); the
+  ``done`` line last, as the upstream sent it (its ``done_reason`` and counts) without its
+  calls; an error as Ollama's ``{"error": "..."}`` line.
+
+The upstream's end decides how the client's stream ends: ``[DONE]`` (or Ollama's ``done``
+line) ends it cleanly, once the repairer's :meth:`~streamfix.StreamRepairer.finish` has
+passed on what it held; an end without it (the connection closed mid-stream) and a stream
+that is not SSE or not JSON end with what is complete, then an error. An OpenAI stream
+whose every choice carried its ``finish_reason`` is complete even without ``[DONE]``.
+
+The events are read with :func:`streamfix.testing.parse_sse` /
+:func:`~streamfix.testing.parse_lines`, the readers of captures and of ``streamfix record``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from .._emit import StreamRepairer
+from .._errors import ProviderStreamError, StreamFixError
+from ..testing._capture import CaptureError, parse_lines, parse_sse
+
+__all__ = ["MAX_EVENT_BYTES", "RepairedStream", "WireError", "error_code"]
+
+Dialect = Literal["openai", "ollama"]
+
+#: The most the proxy holds of one upstream event (an SSE event, an NDJSON line) before
+#: its end arrives: more is a malformed stream.
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+
+_DONE_LINES = frozenset(("data: [DONE]", "data:[DONE]"))
+_CODES = {
+    "TruncatedToolCallError": "truncated_tool_call",
+    "MalformedToolCallError": "malformed_tool_call",
+    "ArgumentsTooLargeError": "arguments_too_large",
+    "ProviderStreamError": "provider_error",
+}
+
+
+class WireError(Exception):
+    """The upstream's stream cannot be read on (not SSE, not JSON, an event too large)."""
+
+
+def error_code(error: StreamFixError) -> str:
+    """The ``code`` of the error event for one of the repairer's errors."""
+    return _CODES.get(type(error).__name__, "stream_error")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- reading the upstream -------------------------------------------------------------------
+
+
+class _Splitter:
+    """Bytes in as they arrive, complete records out as text (SSE events or NDJSON
+    lines). Split on bytes: a UTF-8 character never holds a line end's byte, so each
+    record is decoded on its own (and one that is not UTF-8 fails alone)."""
+
+    def __init__(self, separator: bytes) -> None:
+        self._separator = separator
+        self._buffer = b""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        data = self._buffer + data if self._buffer else data
+        if b"\r" in data:
+            hold = data.endswith(b"\r")  # perhaps half of \r\n
+            data = data[:-1] if hold else data
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            records = data.split(self._separator)
+            self._buffer = records.pop() + (b"\r" if hold else b"")
+        else:
+            records = data.split(self._separator)
+            self._buffer = records.pop()
+        if len(self._buffer) > MAX_EVENT_BYTES:
+            raise WireError(f"an upstream event is over {MAX_EVENT_BYTES} bytes long")
+        return records
+
+    def rest(self) -> bytes:
+        """What is left at the end: an event without the blank line after it, or a cut one."""
+        rest, self._buffer = self._buffer.replace(b"\r", b"\n"), b""
+        return rest
+
+
+def _text(record: bytes) -> str:
+    try:
+        return record.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise WireError(f"the upstream's stream is not UTF-8 text ({error.reason})") from None
+
+
+class _Event:
+    """One upstream event: its chunk (``None`` for ``[DONE]``) and its text as sent."""
+
+    __slots__ = ("chunk", "text")
+
+    def __init__(self, chunk: dict[str, Any] | None, text: str | None) -> None:
+        self.chunk = chunk
+        self.text = text
+
+
+def _sse_event(record: bytes) -> _Event | None:
+    """An SSE event block as an event (``None``: nothing in it, comments only)."""
+    block = _text(record).strip("\n")
+    if not block:
+        return None
+    if block in _DONE_LINES:
+        return _Event(None, None)
+    if block.startswith("data: ") and "\n" not in block:  # the common event: one data line
+        text = block[6:]
+        try:
+            chunk = json.loads(text)
+        except ValueError:
+            chunk = None
+        if isinstance(chunk, dict):
+            return _Event(chunk, text)
+    try:
+        chunks = parse_sse(block, "upstream")
+    except CaptureError as error:
+        raise WireError(str(error)) from None
+    if not chunks:
+        done = any(line in _DONE_LINES for line in block.split("\n"))
+        return _Event(None, None) if done else None
+    return _Event(chunks[0], None)
+
+
+def _ndjson_event(record: bytes) -> _Event | None:
+    line = _text(record)
+    if not line.strip():
+        return None
+    try:
+        (chunk,) = parse_lines(line, "upstream")
+    except CaptureError as error:
+        raise WireError(str(error)) from None
+    return _Event(chunk, line)
+
+
+# --- writing the client's stream -------------------------------------------------------------
+
+
+class _OpenAIWriter:
+    """Repaired chunks as OpenAI SSE events: a chunk passed on as the same object (R1) as
+    the upstream's own event text (also one whose finish reason waited for the next, E2)."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, _Event] = {}  # events with a finish reason not passed on yet
+
+    def chunks(self, outs: list[Any], fed: _Event, done: bool) -> list[str]:
+        del done
+        parts = [f"data: {self._text(out, fed)}\n\n" for out in outs]
+        chunk = fed.chunk
+        if chunk is not None and _finishes(chunk) and not any(out is chunk for out in outs):
+            if len(self._held) >= 16:
+                self._held.clear()
+            self._held[id(chunk)] = fed
+        return parts
+
+    def end(self, outs: list[Any]) -> list[str]:
+        return [f"data: {self._text(out, None)}\n\n" for out in outs] + ["data: [DONE]\n\n"]
+
+    def error(self, error: dict[str, Any]) -> str:
+        return f"data: {_dumps({'error': error})}\n\n"
+
+    def _text(self, out: Any, fed: _Event | None) -> str:
+        if fed is not None and out is fed.chunk and fed.text is not None:
+            return fed.text
+        held = self._held.pop(id(out), None) if self._held else None
+        if held is not None and held.chunk is out and held.text is not None:
+            return held.text
+        return _dumps(out)
+
+
+def _finishes(chunk: dict[str, Any]) -> bool:
+    choices = chunk.get("choices")
+    return isinstance(choices, list) and any(
+        isinstance(c, dict) and c.get("finish_reason") for c in choices
+    )
+
+
+class _OllamaWriter:
+    """Repaired chunks (OpenAI chunk dicts, R11) back in Ollama's own form."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, list[Any]] = {}  # wire index -> [id, name, argument text]
+        self._template: dict[str, Any] = {}
+        self._done: dict[str, Any] | None = None
+
+    def chunks(self, outs: list[Any], fed: _Event, done: bool) -> list[str]:
+        line = fed.chunk or {}
+        self._template = line
+        message = line.get("message")
+        sent_calls = isinstance(message, dict) and bool(message.get("tool_calls"))
+        if done:
+            self._done = line
+            return self._lines(outs, text=False)
+        if not sent_calls and not any(_entries(out) for out in outs) and fed.text is not None:
+            return [fed.text.strip() + "\n"] if outs else []
+        return self._lines(outs, text=True)
+
+    def end(self, outs: list[Any]) -> list[str]:
+        lines = self._lines(outs, text=False)
+        done = dict(self._done or {"model": self._template.get("model", ""), "done": True})
+        message = done.get("message")
+        message = dict(message) if isinstance(message, dict) else {"role": "assistant"}
+        message.pop("tool_calls", None)
+        message.setdefault("content", "")
+        done["message"] = message
+        return [*lines, _dumps(done) + "\n"]
+
+    def error(self, error: dict[str, Any]) -> str:
+        return _dumps({"error": str(error.get("message", error))}) + "\n"
+
+    def _lines(self, outs: list[Any], *, text: bool) -> list[str]:
+        lines = []
+        for out in outs:
+            delta = _delta(out)
+            if text and (delta.get("content") or delta.get("reasoning_content")):
+                message = {"role": "assistant", "content": delta.get("content") or ""}
+                if delta.get("reasoning_content"):
+                    message["thinking"] = delta["reasoning_content"]
+                lines.append(self._line(message))
+            for entry in _entries(out):
+                call = self._complete(entry)
+                if call is not None:
+                    message = {"role": "assistant", "content": "", "tool_calls": [call]}
+                    lines.append(self._line(message))
+        return lines
+
+    def _line(self, message: dict[str, Any]) -> str:
+        line: dict[str, Any] = {
+            k: self._template[k] for k in ("model", "created_at") if k in self._template
+        }
+        line.update(message=message, done=False)
+        return _dumps(line) + "\n"
+
+    def _complete(self, entry: dict[str, Any]) -> dict[str, Any] | None:
+        """The call ``entry`` completes, in Ollama's form, or ``None`` while it grows."""
+        index = entry.get("index", 0)
+        function = entry.get("function") or {}
+        call = self._calls.setdefault(index, [entry.get("id"), None, ""])
+        call[1] = function.get("name") or call[1]
+        call[2] += function.get("arguments") or ""
+        text: str = call[2]
+        if not text.rstrip().endswith("}"):
+            return None
+        try:
+            arguments = json.loads(text)
+        except ValueError:
+            return None
+        del self._calls[index]
+        out: dict[str, Any] = {
+            "function": {"index": index, "name": call[1], "arguments": arguments}
+        }
+        if call[0]:
+            out = {"id": call[0], **out}
+        return out
+
+
+def _delta(chunk: Any) -> dict[str, Any]:
+    choices = chunk.get("choices") if isinstance(chunk, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        return {}
+    delta = choices[0].get("delta")
+    return delta if isinstance(delta, dict) else {}
+
+
+def _entries(chunk: Any) -> list[dict[str, Any]]:
+    return list(_delta(chunk).get("tool_calls") or ())
+
+
+# --- the stream -----------------------------------------------------------------------------
+
+
+class RepairedStream:
+    """One upstream stream repaired: :meth:`feed` the bytes as they arrive, then
+    :meth:`end` (the upstream's body ended) or :meth:`cut` (it failed); each returns the
+    bytes to send to the client now. :attr:`over` is set once the client's stream is
+    complete (``[DONE]``, Ollama's ``done`` line, or an error): later bytes are ignored.
+
+    ``tools`` and ``max_argument_bytes`` as for :class:`streamfix.StreamRepairer`;
+    ``keep`` is called with every upstream chunk (``--record``).
+    """
+
+    def __init__(
+        self,
+        dialect: Dialect,
+        tools: Any = None,
+        *,
+        max_argument_bytes: int | None = None,
+        keep: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.dialect = dialect
+        self.repairer = _repairer(tools, max_argument_bytes)
+        self.over = False
+        self.error: dict[str, Any] | None = None  # the error event's object, once sent
+        self.chunks_in = 0
+        self._keep = keep
+        ollama = dialect == "ollama"
+        self._splitter = _Splitter(b"\n" if ollama else b"\n\n")
+        self._read: Callable[[bytes], _Event | None] = _ndjson_event if ollama else _sse_event
+        self._writer: _OpenAIWriter | _OllamaWriter = _OllamaWriter() if ollama else _OpenAIWriter()
+        self._settled = False  # the repairer's finish() was called
+        self._seen: set[Any] = set()  # choices seen, and those that carried a finish reason
+        self._finished: set[Any] = set()
+
+    def feed(self, data: bytes) -> bytes:
+        """Bytes from the upstream; the bytes for the client now."""
+        if self.over:
+            return b""
+        try:
+            records = self._splitter.feed(data)
+        except WireError as error:
+            return self.cut("upstream_malformed", str(error))
+        return self._records(records)
+
+    def end(self) -> bytes:
+        """The upstream's body ended; the rest of the client's stream."""
+        if self.over:
+            return b""
+        rest = self._splitter.rest()
+        try:
+            event = self._read(rest) if rest.strip() else None
+        except WireError:  # the connection closed inside an event
+            event = None
+        out = self._events([event]) if event is not None else b""
+        if self.over:
+            return out
+        if self.dialect == "openai" and self._seen and self._seen <= self._finished:
+            return out + self._finish()
+        end = "[DONE]" if self.dialect == "openai" else "its done line"
+        return out + self.cut("upstream_closed", f"the upstream closed the stream before {end}")
+
+    def cut(self, code: str, text: str) -> bytes:
+        """The upstream's stream failed (``code``, ``text``): what is complete, then the
+        error event."""
+        if self.over:
+            return b""
+        self.over = True
+        parts: list[str] = []
+        if not self._settled and self.repairer.error is None:
+            self._settled = True
+            parts = self._writer_chunks(self.repairer.finish(), None)
+        if self.repairer.error is not None:
+            text = f"{text}: {self.repairer.error}"
+        return self._failed(parts, {"message": text, "type": "streamfix_error", "code": code})
+
+    # --- inside ---------------------------------------------------------------------------
+
+    def _records(self, records: list[bytes]) -> bytes:
+        events: list[_Event] = []
+        for record in records:
+            try:
+                event = self._read(record)
+            except WireError as error:
+                return self._events(events) + self.cut("upstream_malformed", str(error))
+            if event is not None:
+                events.append(event)
+        return self._events(events)
+
+    def _events(self, events: list[_Event]) -> bytes:
+        parts: list[str] = []
+        for event in events:
+            if self.over:
+                break
+            if event.chunk is None:  # [DONE]
+                return "".join(parts).encode() + self._finish()
+            parts.extend(self._chunk(event))
+        return "".join(parts).encode()
+
+    def _chunk(self, event: _Event) -> list[str]:
+        chunk = event.chunk
+        assert chunk is not None
+        self.chunks_in += 1
+        if self._keep is not None:
+            self._keep(chunk)
+        done = self.dialect == "ollama" and chunk.get("done") is True
+        if self.dialect == "openai":
+            self._note_choices(chunk)
+        outs = self.repairer.feed(chunk)
+        parts = self._writer.chunks(outs, event, done)
+        error = self.repairer.error
+        if error is not None:
+            self.over = True
+            return [*parts, self._writer.error(self._error_object(error, chunk))]
+        if done:
+            parts.append(self._finish().decode())
+        return parts
+
+    def _finish(self) -> bytes:
+        self.over = self._settled = True
+        outs = self.repairer.finish()
+        error = self.repairer.error
+        if error is not None:
+            return self._failed(self._writer_chunks(outs, None), self._error_object(error, None))
+        return "".join(self._writer.end(outs)).encode()
+
+    def _writer_chunks(self, outs: list[Any], event: _Event | None) -> list[str]:
+        if self.dialect == "openai":
+            return self._writer.chunks(outs, event or _Event(None, None), False)
+        assert isinstance(self._writer, _OllamaWriter)
+        return self._writer._lines(outs, text=True)
+
+    def _failed(self, parts: list[str], error: dict[str, Any]) -> bytes:
+        self.error = error
+        return ("".join(parts) + self._writer.error(error)).encode()
+
+    def _error_object(self, error: StreamFixError, chunk: dict[str, Any] | None) -> dict[str, Any]:
+        """The error event's object: the provider's own (E5), or the repairer's error."""
+        sent = chunk.get("error") if chunk is not None else None
+        if isinstance(error, ProviderStreamError):
+            if isinstance(sent, dict):
+                self.error = dict(sent)
+                return self.error
+            self.error = {"message": error.provider_message, "type": "provider_error"}
+            if error.status_code is not None:
+                self.error["code"] = error.status_code
+            return self.error
+        self.error = {"message": str(error), "type": "streamfix_error", "code": error_code(error)}
+        return self.error
+
+    def _note_choices(self, chunk: dict[str, Any]) -> None:
+        choices = chunk.get("choices")
+        if not isinstance(choices, list):
+            return
+        for choice in choices:
+            if isinstance(choice, dict):
+                number = choice.get("index", 0)
+                self._seen.add(number)
+                if choice.get("finish_reason"):
+                    self._finished.add(number)
+
+
+def _repairer(tools: Any, max_argument_bytes: int | None) -> StreamRepairer:
+    """A repairer for the request's ``tools`` (tools it cannot read: as if none)."""
+    try:
+        return StreamRepairer(tools, max_argument_bytes=max_argument_bytes)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return StreamRepairer(None, max_argument_bytes=max_argument_bytes)
