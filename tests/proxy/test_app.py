@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import OLLAMA, OPENAI, SCENARIOS, body, expected, path_of, same_calls, sse_events
+from proxy_helpers import OLLAMA, OPENAI, SCENARIOS, body, expected, path_of, same_calls, sse_events
 
 import streamfix
 import streamfix.testing

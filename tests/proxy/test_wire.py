@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 import pytest
-from conftest import OLLAMA, OPENAI, SCENARIOS, TOOLS, expected, same_calls, sse_events
+from proxy_helpers import OLLAMA, OPENAI, SCENARIOS, TOOLS, expected, same_calls, sse_events
 
 import streamfix
 import streamfix.testing

@@ -120,6 +120,33 @@ class _Target:
         return httpx.URL(scheme=self.scheme, host=self.host, port=self.port, raw_path=target)
 
 
+class _RedactQueries(logging.Filter):
+    """httpx logs each request's URL (logger ``httpx``, INFO): the query of a request to
+    a proxy's upstream, where some APIs take their key (``?key=``), is left out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hosts: set[tuple[str, int | None]] = set()
+
+    def add(self, target: _Target) -> None:
+        if not self.hosts:
+            logging.getLogger("httpx").addFilter(self)
+        self.hosts.add((target.host, target.port))
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and self.hosts:
+            record.args = tuple(self._redacted(arg) for arg in record.args)
+        return True
+
+    def _redacted(self, arg: Any) -> Any:
+        if getattr(arg, "query", None) and (getattr(arg, "host", None), arg.port) in self.hosts:
+            return f"{arg.copy_with(query=None)}?(query not logged)"
+        return arg
+
+
+_QUERIES = _RedactQueries()
+
+
 def _path_problem(path: str, raw_path: bytes) -> str | None:
     """Why the request's path cannot be forwarded (``None``: it can)."""
     raw = raw_path.decode("latin-1")
@@ -230,6 +257,7 @@ class ProxyApp:
             self._client = httpx.AsyncClient(
                 timeout=timeout, limits=limits, follow_redirects=False, trust_env=False
             )
+            _QUERIES.add(self.target)
         return self._client
 
     async def aclose(self) -> None:
@@ -572,10 +600,13 @@ def create_app(
 
 class ProxyServer(BackgroundServer):
     """:func:`create_app`'s app on uvicorn in a background thread (``port=0``: a free
-    port); keyword arguments as for :func:`create_app`. ``url`` is the proxy's root."""
+    port); keyword arguments as for :func:`create_app`. ``url`` is the proxy's root.
+    uvicorn's access log is off (it would write each request's query, where some APIs
+    take their key)."""
 
     name = "streamfix-proxy"
     app: ProxyApp
+    uvicorn_options: dict[str, Any] = {"access_log": False}  # noqa: RUF012 (read only)
 
     def __init__(
         self, upstream: str, host: str = "127.0.0.1", port: int = 0, **options: Any

@@ -91,6 +91,8 @@ class BackgroundServer:
     """
 
     name = "streamfix"
+    #: More ``uvicorn.Config`` options (the proxy turns the access log off: it holds queries).
+    uvicorn_options: dict[str, Any] = {}  # noqa: RUF012 (read only)
 
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
         self.app = app
@@ -114,7 +116,9 @@ class BackgroundServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self.port))
         self.port = int(sock.getsockname()[1])
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="on", **self.uvicorn_options
+        )
         self._server = server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=server.run, kwargs={"sockets": [sock]}, name=self.name, daemon=True
