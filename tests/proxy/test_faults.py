@@ -195,23 +195,28 @@ class _LoopSpy:
         ]
 
 
+def _settled(spy: _LoopSpy, done: Any) -> list[str]:
+    """The proxy loop's tasks once ``done(tasks)`` (or after 10 s)."""
+    deadline = time.monotonic() + 10
+    while not done(tasks := spy.tasks()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return tasks
+
+
 def test_client_disconnect_cancels_the_upstream_request(upstream: UpstreamServer) -> None:
     app = create_app(upstream.url)
     spy = _LoopSpy(app)
     upstream.app.stream_gone.clear()
     with BackgroundServer(spy) as proxy:
         httpx.post(proxy.url + "/echo", json={}, timeout=30)  # a first request: the loop
-        idle = spy.tasks()
+        idle = _settled(spy, lambda tasks: not any("run_asgi" in t for t in tasks))
         with httpx.stream("POST", proxy.url + CHAT, json=body("forever"), timeout=30) as r:
             lines = r.iter_lines()
             assert next(lines).startswith("data: ")
             busy = spy.tasks()
         # the client has gone: the upstream sees its request end, the proxy keeps nothing
         assert upstream.app.stream_gone.wait(10), "the upstream request was not cancelled"
-        deadline = time.monotonic() + 10
-        while spy.tasks() != idle and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert spy.tasks() == idle, (busy, spy.tasks())
+        assert _settled(spy, lambda tasks: tasks == idle) == idle, busy
         pool = app.http()._transport._pool
         assert not [c for c in pool.connections if not c.is_idle()]
     assert len(busy) > len(idle)
@@ -241,3 +246,20 @@ def test_a_forwarded_stream_cut_is_cut_for_the_client(
         with pytest.raises(httpx.RemoteProtocolError):
             httpx.post(recorder.url + CHAT, json=body("closes-mid-stream"), timeout=30)
         assert httpx.post(recorder.url + "/echo", json={}, timeout=30).status_code == 200
+
+
+def test_chunks_go_out_as_they_come(upstream: UpstreamServer) -> None:
+    """Nothing is buffered: the first events reach the client while the upstream is still
+    in the middle of its answer (it waits 3 s before ending it)."""
+    with ProxyServer(upstream.url, read_timeout=10) as proxy:
+        started = time.monotonic()
+        with httpx.stream("POST", proxy.url + CHAT, json=body("slow-stream"), timeout=30) as r:
+            lines = (line for line in r.iter_lines() if line)
+            first, second = next(lines), next(lines)
+            early = time.monotonic() - started
+            rest = list(lines)
+        whole = time.monotonic() - started
+    assert '"role"' in first
+    assert '"Hi"' in second
+    assert early < 1.5 < whole
+    assert "upstream_closed" in rest[-1]  # it ends with neither finish_reason nor [DONE]

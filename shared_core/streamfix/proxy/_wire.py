@@ -11,7 +11,8 @@ what the repairer passes on in the wire's own form:
   a mid-stream error, and no ``[DONE]`` follows it.
 - Ollama: one object per line, as Ollama writes them. A line the repair leaves as it is
   goes out as sent; a line with tool calls becomes one line per complete call
-  (``message.tool_calls`` with that one entry, its ``function.arguments`` an object); the
+  (``message.tool_calls`` with that one entry: its ``id``, its place in the message as
+  ``index`` and ``function.index``, its ``function.arguments`` an object); the
   ``done`` line last, as the upstream sent it (its ``done_reason`` and counts) without its
   calls; an error as Ollama's ``{"error": "..."}`` line.
 
@@ -264,11 +265,12 @@ class _OllamaWriter:
         except ValueError:
             return None
         del self._calls[index]
-        out: dict[str, Any] = {
-            "function": {"index": index, "name": call[1], "arguments": arguments}
-        }
-        if call[0]:
-            out = {"id": call[0], **out}
+        # ``function.index`` as Ollama writes it; ``index`` too, where the OpenAI-shaped
+        # readers of Ollama's stream (litellm's ``ollama_chat/``) look for a call's place
+        out: dict[str, Any] = {"id": call[0], "index": index}
+        out["function"] = {"index": index, "name": call[1], "arguments": arguments}
+        if not call[0]:
+            del out["id"]
         return out
 
 

@@ -1,0 +1,87 @@
+"""What real clients get wrong, pinned: straight against the replay server (stock, no
+proxy), and through the proxy where the core's repaired stream still lacks something a
+client needs (each a failing test, ``xfail(strict=True)``: fixed in the core, it passes,
+and the mark must go)."""
+
+from __future__ import annotations
+
+# Direct to the replay server: the scenarios each client gets wrong (calls glued, lost,
+# cut or double-encoded, an error it does not see or a crash), as ``Outcome.right`` judges.
+DIRECT_WRONG = {
+    "python_openai": {
+        "b2-same-index",
+        "b3-same-index",
+        "b6-no-index",
+        "c1-repeated-names",
+        "e4-truncated",
+        "f2-late-signature",
+        "f6-thinking-blocks",
+        "g1-placeholders",
+        "g3-shared-id",
+        "h1-legacy-function-call",
+        "i1-double-encoded",
+        "i3-restarted",
+    },
+    "python_litellm": {
+        "b2-same-index",
+        "b3-same-index",
+        "b6-no-index",
+        "e4-truncated",
+        "g3-shared-id",
+        "h1-legacy-function-call",
+        "i1-double-encoded",
+        "i3-restarted",
+        "ollama-call-per-line",
+    },
+    "curl": {
+        "b2-same-index",
+        "b3-same-index",
+        "b6-no-index",
+        "e4-truncated",
+        "g3-shared-id",
+        "h1-legacy-function-call",
+        "i1-double-encoded",
+        "i3-restarted",
+    },
+    "openai": {  # the node package's chat.completions.stream() helper
+        "b2-same-index",
+        "b3-same-index",
+        "b6-no-index",
+        "e4-truncated",
+        "g3-shared-id",
+        "h1-legacy-function-call",
+        "i1-double-encoded",
+        "i3-restarted",
+    },
+    "ai": {  # the vercel ai SDK, streamText through @ai-sdk/openai-compatible
+        "b6-no-index",
+        "e4-truncated",
+        "f2-late-signature",
+        "h1-legacy-function-call",
+        "i1-double-encoded",
+        "i3-restarted",
+    },
+}
+
+_NO_FUNCTION = (
+    "core: the repaired stream's late-signature entry (R7, F2) has no 'function' object;"
+    " {reader} needs one on every tool-call entry"
+)
+#: (client, scenario): why the proxy's stream (the core's repaired stream) is not yet right
+#: for that client.
+CORE_GAPS = {
+    ("python_openai", "f2-late-signature"): _NO_FUNCTION.format(
+        reader="the openai SDK's stream helper (assert tool_call_delta.function is not None)"
+    ),
+    ("ai", "f2-late-signature"): _NO_FUNCTION.format(
+        reader="@ai-sdk/openai-compatible's chunk schema ('Type validation failed')"
+    ),
+    ("python_openai", "f6-thinking-blocks"): (
+        "core: R1 passes litellm's 'thinking_blocks' delta list on untouched; the openai"
+        " SDK's stream helper merges delta lists by 'index' and raises on its entries"
+    ),
+    ("openai", "g3-shared-id"): (
+        "core: the repaired stream has no role when the provider sent none (OpenAI sends"
+        " role 'assistant' first); the node openai helper raises 'missing role for choice 0'"
+    ),
+}

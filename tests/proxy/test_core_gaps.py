@@ -1,0 +1,61 @@
+"""What the core's repaired stream (``streamfix.repair``, wire-shapes R) still lacks for
+real clients read through the proxy, without HTTP: failing tests, ``xfail(strict=True)``
+(fixed in the core, they pass, and the marks must go; ``gaps.CORE_GAPS`` with them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from proxy_helpers import SCENARIOS, TOOLS
+
+import streamfix
+
+
+def _repaired(name: str) -> list[dict[str, Any]]:
+    return list(streamfix.repair(SCENARIOS[name].chunks, TOOLS))
+
+
+def _entries(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        entry
+        for chunk in chunks
+        for choice in chunk.get("choices") or []
+        for entry in (choice.get("delta") or {}).get("tool_calls") or []
+    ]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core: the late signature (R7, F2) goes out on an entry without 'function'; the"
+    " openai SDK's stream helper asserts it and @ai-sdk/openai-compatible's schema requires it",
+)
+def test_every_tool_call_entry_has_a_function_object() -> None:
+    assert all(
+        isinstance(e.get("function"), dict) for e in _entries(_repaired("f2-late-signature"))
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core: a stream whose provider sent no role comes out without one; OpenAI sends"
+    " role 'assistant' on a choice's first chunk and the node openai helper requires it",
+)
+def test_a_choice_begins_with_its_role() -> None:
+    first = _repaired("g3-shared-id")[0]["choices"][0]["delta"]
+    assert first.get("role") == "assistant"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core: R1 passes litellm's 'thinking_blocks' delta list on untouched; the openai"
+    " SDK's stream helper merges delta lists by 'index' and raises on its entries",
+)
+def test_the_openai_sdks_stream_helper_reads_thinking_blocks() -> None:
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    state: Any = ChatCompletionStreamState()
+    for chunk in _repaired("f6-thinking-blocks"):
+        state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+    assert state.get_final_completion().choices[0].message.tool_calls
