@@ -346,10 +346,19 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def e2e(session: nox.Session) -> None:
-    """Run the openai SDK and litellm against the replay server over real HTTP."""
-    _install(session, "test", extras="[litellm,serve]")
-    _show_versions(session, "openai", "litellm", "uvicorn", "typer")
-    session.run("pytest", "tests/e2e", *session.posargs, env=ENV)
+    """Run the openai SDK and litellm against the replay server over real HTTP.
+
+    Then the repairing proxy (tests/proxy) in front of it: its faults and security, and
+    real clients through it: the openai SDK's stream helper, litellm, ``curl -N``, and
+    under node the ``openai`` package and the vercel ``ai`` SDK (pinned in
+    tests/proxy/node, installed with ``npm ci`` once into ~/.cache/adk-streamfix/npm;
+    ``STREAMFIX_NPM_CACHE`` moves it). Without node, npm or curl the session fails."""
+    _install(session, "test", extras="[litellm,serve,proxy]")
+    _show_versions(session, "openai", "litellm", "uvicorn", "typer", "httpx")
+    for tool in ("node", "npm", "curl"):
+        session.run(tool, "--version", external=True, silent=False)
+    env = {**ENV, "STREAMFIX_REQUIRE_NODE": "1"}
+    session.run("pytest", "tests/e2e", "tests/proxy", *session.posargs, env=env)
 
 
 @nox.session(python=PYTHON)

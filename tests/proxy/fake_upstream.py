@@ -128,6 +128,15 @@ class Upstream:
         await asyncio.sleep(3)
         await send({"type": "http.response.body", "body": b""})
 
+    async def _pause(self, request: Any, receive: Receive, send: Send) -> None:
+        """Two events, 1.5 s of nothing, then the end (without [DONE])."""
+        await self._start(send)
+        await self._chunks(
+            send, event(ROLE), event({"choices": [{"index": 0, "delta": {"content": "Hi"}}]})
+        )
+        await asyncio.sleep(1.5)
+        await send({"type": "http.response.body", "body": b""})
+
     async def _forever(self, request: Any, receive: Receive, send: Send) -> None:
         """Text every 20 ms until the client goes (noted in ``stream_gone``)."""
         await self._start(send)

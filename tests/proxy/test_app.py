@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from proxy_fixtures import proxy_fixture, stock_clients_fixture  # noqa: F401 (fixtures)
 from proxy_helpers import OLLAMA, OPENAI, SCENARIOS, body, expected, path_of, same_calls, sse_events
 
 import streamfix

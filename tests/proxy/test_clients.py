@@ -12,6 +12,7 @@ from collections.abc import Callable
 import pytest
 from clients import Outcome, curl, python_litellm, python_openai
 from gaps import CORE_GAPS, DIRECT_WRONG
+from proxy_fixtures import proxy_fixture, stock_clients_fixture  # noqa: F401 (fixtures)
 from proxy_helpers import OLLAMA, OPENAI
 
 from streamfix.proxy import ProxyServer

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from proxy_fixtures import stock_clients_fixture  # noqa: F401 (a fixture)
 from proxy_helpers import SCENARIOS, TOOLS
 
 import streamfix

@@ -12,6 +12,7 @@ import node_clients
 import pytest
 from clients import Outcome
 from gaps import CORE_GAPS, DIRECT_WRONG
+from proxy_fixtures import proxy_fixture, stock_clients_fixture  # noqa: F401 (fixtures)
 from proxy_helpers import OPENAI
 
 from streamfix.proxy import ProxyServer

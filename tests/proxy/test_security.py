@@ -148,16 +148,18 @@ def every_log() -> Iterator[_Everything]:
     names = ["", "uvicorn", "uvicorn.error", "uvicorn.access", "httpx", "httpcore"]
     names += ["streamfix", "streamfix.proxy"]
     loggers = [logging.getLogger(name) for name in names]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
+    kept = [(logger.level, logger.disabled) for logger in loggers]
+    for logger in loggers:  # on, whatever other tests (litellm) did to them
         logger.setLevel(logging.DEBUG)
+        logger.disabled = False
         logger.addHandler(handler)
     try:
         yield handler
     finally:
-        for logger, level in zip(loggers, levels, strict=True):
+        for logger, (level, disabled) in zip(loggers, kept, strict=True):
             logger.removeHandler(handler)
             logger.setLevel(level)
+            logger.disabled = disabled
 
 
 def test_keys_and_bodies_are_never_logged_nor_recorded(
@@ -189,7 +191,10 @@ def test_keys_and_bodies_are_never_logged_nor_recorded(
         for line in every_log.text
         if not (line.startswith("httpx INFO HTTP Request") and any(m in line for m in mine))
     )
-    assert "(query not logged)" in logged  # the proxy's requests upstream, logged by httpx
+    # the proxy's requests upstream, logged by httpx, lose their query (by the proxy's
+    # filter, or by litellm's, which redacts httpx's lines once litellm is imported)
+    upstream = f"HTTP Request: POST {streamfix_server.url}/v1/chat/completions?"
+    assert upstream in logged
     assert "streamfix.proxy" in logged  # the proxy did log its lines
     written = "".join(p.read_text() for p in tmp_path.iterdir())
     assert written  # the stream was recorded
@@ -198,3 +203,20 @@ def test_keys_and_bodies_are_never_logged_nor_recorded(
         assert secret not in logged
         assert secret not in written
         assert secret not in errors
+
+
+def test_httpx_lines_lose_the_query_of_a_request_upstream() -> None:
+    """httpx logs each request's URL: the proxy's filter (on the ``httpx`` logger) leaves
+    the query out of a request to its upstream (``?key=`` is how some APIs take their
+    key), and of no other."""
+    from streamfix.proxy import _app, create_app
+
+    create_app("http://127.0.0.1:7").http()  # the filter is on once a client exists
+    assert _app._QUERIES in logging.getLogger("httpx").filters
+    secret = httpx.URL("http://127.0.0.1:7/v1/x?key=" + SECRETS["api-key"])
+    other = httpx.URL("http://elsewhere:7/x?a=1")
+    record = logging.LogRecord("httpx", logging.INFO, __file__, 1, "%s %s", (secret, other), None)
+    assert _app._QUERIES.filter(record)
+    assert record.getMessage() == (
+        "http://127.0.0.1:7/v1/x?(query not logged) http://elsewhere:7/x?a=1"
+    )
