@@ -6,14 +6,14 @@ and the mark must go)."""
 from __future__ import annotations
 
 # Direct to the replay server: the scenarios each client gets wrong (calls glued, lost,
-# cut or double-encoded, an error it does not see or a crash), as ``Outcome.right`` judges.
+# cut or double-encoded, an error it does not see or a crash), as ``Outcome.right`` judges
+# (a call cut off, E4, or restarted, I3, is right when the client refuses it: any error).
 DIRECT_WRONG = {
     "python_openai": {
         "b2-same-index",
         "b3-same-index",
         "b6-no-index",
         "c1-repeated-names",
-        "e4-truncated",
         "f2-late-signature",
         "f6-thinking-blocks",
         "g1-placeholders",
@@ -55,11 +55,9 @@ DIRECT_WRONG = {
     },
     "ai": {  # the vercel ai SDK, streamText through @ai-sdk/openai-compatible
         "b6-no-index",
-        "e4-truncated",
         "f2-late-signature",
         "h1-legacy-function-call",
         "i1-double-encoded",
-        "i3-restarted",
     },
 }
 

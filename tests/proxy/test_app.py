@@ -201,3 +201,31 @@ def test_streamfix_proxy_runs_under_uvicorn_factory(streamfix_server: ReplayServ
         process.wait(timeout=30)
     message = streamfix.assemble(sse_events(response.text)[:-1])
     assert [c.name for c in message.tool_calls] == ["get_weather", "get_time"]
+
+
+def test_streamfix_proxy_command(streamfix_server: ReplayServer, tmp_path: Path) -> None:
+    """``streamfix proxy --upstream URL --port N --record DIR``: prints where it listens,
+    repairs, records."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [str(Path(sys.executable).parent / "streamfix"), "proxy", "--upstream"]
+    command += [streamfix_server.url, "--port", str(port), "--record", str(tmp_path)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        response = httpx.post(
+            f"http://127.0.0.1:{port}/v1/chat/completions", json=body("b3-same-index"), timeout=30
+        )
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert line.startswith(f"streamfix proxy on http://127.0.0.1:{port} -> {streamfix_server.url}")
+    message = streamfix.assemble(sse_events(response.text)[:-1])
+    assert [c.name for c in message.tool_calls] == ["get_weather", "get_time"]
+    assert [p.name for p in tmp_path.iterdir()] == ["0001-b3-same-index.jsonl"]
