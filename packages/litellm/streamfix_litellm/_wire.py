@@ -75,6 +75,7 @@ class Wire:
         "continued",
         "ended",
         "error",
+        "falls_back",
         "finished",
         "messages",
         "model",
@@ -91,6 +92,7 @@ class Wire:
         _record_messages(self.repairer, self.messages)
         self.out: deque[Any] = deque()
         self.error: BaseException | None = None  # raised once ``out`` is given out
+        self.falls_back = False  # the error is a provider's the core read: stock's path
         self.ended = False  # stock's iterator is done (ended, or raised)
         self.finished = False  # the repairer is done
         self.chunks: Any = getattr(wrapper, "chunks", None)
@@ -110,12 +112,15 @@ class Wire:
             self.continued.add(id(chunk))
         if repairer.error is not None:
             self.finished = self.ended = True
-            body = _error_body(chunk)
-            self.error = litellm_error(repairer.error, body, self.model, self.provider)
+            self._failed_with(repairer.error, _error_body(chunk))
             return True
         if last:
             self.finish()
         return False
+
+    def _failed_with(self, error: streamfix.StreamFixError, body: object) -> None:
+        self.error = litellm_error(error, body, self.model, self.provider)
+        self.falls_back = isinstance(error, streamfix.ProviderStreamError)
 
     def finish(self) -> None:
         """End the repair: what the repairer held, settled; the error it ends in."""
@@ -125,7 +130,7 @@ class Wire:
         repairer = self.repairer
         self.out.extend(repairer.finish())
         if repairer.error is not None:
-            self.error = litellm_error(repairer.error, None, self.model, self.provider)
+            self._failed_with(repairer.error, None)
 
     def provider_error(self, body: dict[str, Any]) -> streamfix.StreamFixError | None:
         """The core's reading of a provider's error object that stock raised for (the
@@ -154,9 +159,13 @@ class Wire:
         self.ended = True
         self.finish()
 
-    def pending(self) -> BaseException | None:
-        """The error to raise now (once), else ``None``."""
+    def pending(self, wrapper: Any = None) -> BaseException | None:
+        """The error to raise now (once), else ``None``: a provider's error the core
+        read as ``wrapper``'s own path raises a mid-stream error (``_through_fallback``)."""
         error, self.error = self.error, None
+        if self.falls_back and wrapper is not None:
+            self.falls_back = False
+            error = _through_fallback(wrapper, error)
         return error
 
 
@@ -185,7 +194,7 @@ def next_repaired(self: Any) -> Any:
     stock = _shimkit.stock_of(_MODULE, "CustomStreamWrapper.__next__")
     while not wire.out:
         if wire.ended:
-            error = wire.pending()
+            error = wire.pending(self)
             if error is not None:
                 raise error
             raise StopIteration
@@ -201,7 +210,6 @@ def next_repaired(self: Any) -> Any:
             close = getattr(self, "close", None)  # litellm 1.80 has none
             if close is not None:
                 close()
-            wire.error = _through_fallback(self, wire.error)
     return wire.out.popleft()
 
 
@@ -211,7 +219,7 @@ async def anext_repaired(self: Any) -> Any:
     stock = _shimkit.stock_of(_MODULE, "CustomStreamWrapper.__anext__")
     while not wire.out:
         if wire.ended:
-            error = wire.pending()
+            error = wire.pending(self)
             if error is not None:
                 raise error
             raise StopAsyncIteration
@@ -227,7 +235,6 @@ async def anext_repaired(self: Any) -> Any:
             aclose = getattr(self, "aclose", None)  # litellm 1.80 has none
             if aclose is not None:
                 await aclose()
-            wire.error = _through_fallback(self, wire.error)
     return wire.out.popleft()
 
 
