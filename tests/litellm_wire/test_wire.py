@@ -12,14 +12,12 @@ exception with the provider's text, each raised after everything complete was yi
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
 from typing import Any
 
 import litellm
 import pytest
 from litellm.litellm_core_utils.streaming_handler import CustomStreamWrapper
-from wire_http import SCENARIOS, TOOLS, USER, stream, target
+from wire_http import SCENARIOS, TOOLS, USER, naive, naive_right, stream, target
 
 import streamfix
 import streamfix.testing
@@ -158,7 +156,7 @@ def test_a_cut_off_call_raises_litellm_s_api_error_after_the_complete_ones(
     partial = [c["arguments"] for c in scenario.partial_calls]
     assert list(error.partial_arguments.values()) == partial  # type: ignore[attr-defined]
     # yielded first: the complete call whole (a naive consumer has it), the finish reason
-    assert [(n, a) for _, n, a in _naive(chunks)][: len(complete)] == complete
+    assert [(n, a) for _, n, a in naive(chunks)][: len(complete)] == complete
     assert chunks[-1].choices[0].finish_reason == scenario.finish_reason
     with pytest.raises(streamfix.TruncatedToolCallError) as again:
         streamfix.assemble(chunks)
@@ -207,43 +205,13 @@ def test_arguments_taken_back_end_the_stream_in_litellm_s_api_error(
 # --- a consumer keyed on index (what most frameworks do) ------------------------------------
 
 
-def _naive(chunks: list[Any]) -> list[tuple[Any, ...]]:
-    """The calls an index-keyed consumer builds: the id kept, name and arguments joined
-    per ``index`` (openai-python's accumulator, most frameworks' loops); arguments parsed
-    (``("invalid", text)`` where they are not JSON)."""
-    calls: dict[int, dict[str, Any]] = defaultdict(lambda: {"id": None, "name": "", "args": ""})
-    for chunk in chunks:
-        for choice in chunk.choices:
-            for entry in choice.delta.tool_calls or []:
-                call = calls[entry.index]
-                call["id"] = call["id"] or entry.id
-                call["name"] += entry.function.name or ""
-                call["args"] += entry.function.arguments or ""
-    out = []
-    for index in sorted(calls):
-        call = calls[index]
-        try:
-            parsed = json.loads(call["args"] or "{}")
-        except ValueError:
-            parsed = ("invalid", call["args"])
-        out.append((call["id"], call["name"], parsed))
-    return out
-
-
-def _naive_right(chunks: list[Any], name: str) -> bool:
-    built = _naive(chunks)
-    expected = [(c["name"], c["arguments"]) for c in SCENARIOS[name].calls]
-    ids = [call_id for call_id, _, _ in built]
-    return [(n, a) for _, n, a in built] == expected and all(ids) and len(set(ids)) == len(ids)
-
-
 @pytest.mark.parametrize("name", WITH_CALLS)
 def test_an_index_keyed_consumer_is_right_on_the_repaired_stream(
     streamfix_server: ReplayServer, patched: None, mode: str, name: str
 ) -> None:
     chunks, error = stream(streamfix_server, name, mode)
     assert error is None
-    assert _naive_right(chunks, name)
+    assert naive_right(chunks, name)
 
 
 @pytest.mark.stock_failure
@@ -253,7 +221,7 @@ def test_an_index_keyed_consumer_of_the_stock_stream(
 ) -> None:
     """Stock litellm: wrong exactly where the corpus says (:data:`STOCK_NAIVE_WRONG`)."""
     chunks, _ = stream(streamfix_server, name)
-    assert _naive_right(chunks, name) == (name not in STOCK_NAIVE_WRONG)
+    assert naive_right(chunks, name) == (name not in STOCK_NAIVE_WRONG)
 
 
 # --- what passes as it is, what the wire reads ------------------------------------------------

@@ -6,6 +6,8 @@ plugin): what the tests of this folder share."""
 from __future__ import annotations
 
 import asyncio
+import json
+from collections import defaultdict
 from typing import Any
 
 import litellm
@@ -13,7 +15,7 @@ import litellm
 import streamfix.testing
 from streamfix.testing import ReplayServer, Scenario
 
-__all__ = ["API_KEY", "SCENARIOS", "TOOLS", "USER", "stream", "target"]
+__all__ = ["API_KEY", "SCENARIOS", "TOOLS", "USER", "naive", "naive_right", "stream", "target"]
 
 USER = [{"role": "user", "content": "What is the weather in Paris, and the time?"}]
 API_KEY = "sk-streamfix-test"
@@ -60,3 +62,33 @@ def stream(
         return None
 
     return seen, asyncio.run(run())
+
+
+def naive(chunks: list[Any]) -> list[tuple[Any, ...]]:
+    """The calls an index-keyed consumer builds: the id kept, name and arguments joined
+    per ``index`` (openai-python's accumulator, most frameworks' loops); arguments parsed
+    (``("invalid", text)`` where they are not JSON)."""
+    calls: dict[int, dict[str, Any]] = defaultdict(lambda: {"id": None, "name": "", "args": ""})
+    for chunk in chunks:
+        for choice in chunk.choices:
+            for entry in choice.delta.tool_calls or []:
+                call = calls[entry.index]
+                call["id"] = call["id"] or entry.id
+                call["name"] += entry.function.name or ""
+                call["args"] += entry.function.arguments or ""
+    out = []
+    for index in sorted(calls):
+        call = calls[index]
+        try:
+            parsed = json.loads(call["args"] or "{}")
+        except ValueError:
+            parsed = ("invalid", call["args"])
+        out.append((call["id"], call["name"], parsed))
+    return out
+
+
+def naive_right(chunks: list[Any], name: str) -> bool:
+    built = naive(chunks)
+    expected = [(c["name"], c["arguments"]) for c in SCENARIOS[name].calls]
+    ids = [call_id for call_id, _, _ in built]
+    return [(n, a) for _, n, a in built] == expected and all(ids) and len(set(ids)) == len(ids)
