@@ -173,9 +173,9 @@ def wire_of(logging_obj: Any, chunks: Any) -> Wire | None:
     """The finished repair of the stream whose wrapper's ``chunks`` list is ``chunks``
     (litellm's builder is handed that list and the wrapper's logging object)."""
     wire = getattr(logging_obj, "__dict__", {}).get(_STATE)
-    if isinstance(wire, Wire) and wire.chunks is chunks and wire.finished:
-        return wire
-    return None
+    if not isinstance(wire, Wire) or wire.chunks is not chunks or not wire.finished:
+        return None
+    return wire if wire.repairer.error is not None or wire.messages else None
 
 
 def _wire(wrapper: Any) -> Wire:
@@ -375,12 +375,17 @@ def _annotate(exc: BaseException | None, error: object) -> None:
 
 
 # --- what the repairer does not expose (read here until it does) ---------------------------
+#
+# ``StreamRepairer`` builds each choice's message at ``finish()`` and keeps none, and does
+# not say which chunks only continued a call (its assembler's ``continued``). Both are
+# read from its assembler here; if the core stops offering them, the builder assembles
+# the chunks itself again (correct, one more assembly), never a wrong response.
 
 
 def _continued(repairer: streamfix.StreamRepairer) -> int | None:
     """The assembler's ``continued`` for the chunk the repairer was just fed."""
-    continued: int | None = repairer._assembler.continued
-    return continued
+    continued = getattr(getattr(repairer, "_assembler", None), "continued", None)
+    return continued if type(continued) is int else None
 
 
 def _record_messages(
@@ -388,8 +393,10 @@ def _record_messages(
 ) -> None:
     """Keep each choice's message as the repairer settles it at ``finish()`` (it builds
     them and does not keep them): the builder's messages, built once."""
-    assembler = repairer._assembler
-    build = assembler._build
+    assembler = getattr(repairer, "_assembler", None)
+    build = getattr(assembler, "_build", None)
+    if build is None or not hasattr(assembler, "__dict__"):
+        return
 
     def recording(state: Any, sources: Any = None) -> Any:
         message, outcomes = build(state, sources)
