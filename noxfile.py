@@ -118,11 +118,12 @@ def _show_versions(session: nox.Session, *packages: str) -> None:
 
 
 def _shim_tests(session: nox.Session, extra: str, framework: str, folder: str, *shown: str) -> None:
-    """One shim's tests on one framework version: install it, print versions, run."""
+    """One shim's tests on one framework version: install it, print versions, run.
+    ``folder``: one test folder, or several separated by spaces."""
     _install(session, "test", extras=f"[{extra}]")
     session.install(framework)
     _show_versions(session, *shown)
-    session.run("pytest", folder, *session.posargs, env=ENV)
+    session.run("pytest", *folder.split(), *session.posargs, env=ENV)
 
 
 @nox.session(python=PYTHON)
@@ -273,8 +274,12 @@ LITELLM_VERSIONS = {"1.80": "litellm==1.80.*", "newest": "litellm"}
 @nox.session(python=PYTHON)
 @nox.parametrize("litellm", list(LITELLM_VERSIONS.values()), ids=list(LITELLM_VERSIONS))
 def litellm(session: nox.Session, litellm: str) -> None:
-    """Run the litellm shim's own tests (no HTTP: over HTTP they are in `e2e`)."""
-    _shim_tests(session, "litellm", litellm, "tests/litellm", "litellm", "openai")
+    """Run the litellm shim's own tests (no HTTP), and its repaired stream through litellm's
+    own clients over real HTTP against the replay server (tests/litellm_wire); the rest of
+    litellm over HTTP is in `e2e`."""
+    _shim_tests(
+        session, "litellm,serve", litellm, "tests/litellm tests/litellm_wire", "litellm", "openai"
+    )
 
 
 # openai: the oldest and newest release of each major with the chat-completions stream
