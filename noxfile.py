@@ -274,9 +274,10 @@ LITELLM_VERSIONS = {"1.80": "litellm==1.80.*", "newest": "litellm"}
 @nox.session(python=PYTHON)
 @nox.parametrize("litellm", list(LITELLM_VERSIONS.values()), ids=list(LITELLM_VERSIONS))
 def litellm(session: nox.Session, litellm: str) -> None:
-    """Run the litellm shim's own tests (no HTTP), and its repaired stream through litellm's
-    own clients over real HTTP against the replay server (tests/litellm_wire); the rest of
-    litellm over HTTP is in `e2e`."""
+    """Run the litellm shim's tests, its repaired stream over real HTTP included.
+
+    tests/litellm needs no HTTP; tests/litellm_wire drives litellm's own clients against
+    the replay server; the rest of litellm over HTTP is in `e2e`."""
     _shim_tests(
         session, "litellm,serve", litellm, "tests/litellm tests/litellm_wire", "litellm", "openai"
     )

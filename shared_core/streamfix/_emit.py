@@ -130,7 +130,12 @@ class StreamRepairer:
     ``max_argument_bytes`` as for :class:`~streamfix.ToolCallAssembler`; ``rebuild``
     makes a chunk of the input's type from the plain dict the repairer wrote.
 
-    :attr:`held` counts the chunks whose tool-call content waited (R6).
+    :attr:`held` counts the chunks whose tool-call content waited (R6). :attr:`continued`
+    is the wire index of the call the latest chunk only continued (the assembler's fast
+    path took it), else ``None``. :attr:`messages` holds, after :meth:`finish`, each
+    choice's assembled message (what ``ToolCallAssembler.finish`` gives; the message of a
+    choice that ended in an error is on the error), so that a wire's own end-of-stream
+    builder need not assemble the stream again.
     """
 
     def __init__(
@@ -151,6 +156,8 @@ class StreamRepairer:
         self._last: Any = None  # the latest chunk: the template of what finish() writes
         self.error: StreamFixError | None = None
         self.held = 0
+        self.continued: int | None = None
+        self.messages: dict[int, AssembledMessage] = {}
         self._closed = False
 
     # --- public API ----------------------------------------------------------------------
@@ -166,6 +173,7 @@ class StreamRepairer:
             )
         except StreamFixError as exc:
             return self._fail(exc)
+        self.continued = wire
         if wire is not None:
             self._last = chunk
             fast = self._continued(chunk, wire)
@@ -464,10 +472,11 @@ class StreamRepairer:
         sources: list[tuple[int, int]] = []
         message, outcomes = self._assembler._build(state, sources)
         entries = self._remaining(state, mine, message, sources)
+        failed = failure(state, message, outcomes) or self._retracted(state, mine, message, sources)
+        if failed is None:
+            self.messages[number] = message
         if self.error is None:
-            self.error = failure(state, message, outcomes) or self._retracted(
-                state, mine, message, sources
-            )
+            self.error = failed
         reason = state.finish_reason
         reason = None if reason is None else self._reason(number, reason)
         if held is not None and held.chunk is not None and not entries and reason == held.reason:

@@ -77,19 +77,20 @@ class Wire:
         "error",
         "falls_back",
         "finished",
-        "messages",
         "model",
         "out",
         "provider",
         "repairer",
     )
 
+    @property
+    def messages(self) -> dict[int, streamfix.AssembledMessage]:
+        return self.repairer.messages
+
     def __init__(self, wrapper: Any) -> None:
         self.repairer = streamfix.StreamRepairer(
             declared_tools(wrapper.logging_obj), rebuild=rebuild
         )
-        self.messages: dict[int, streamfix.AssembledMessage] = {}
-        _record_messages(self.repairer, self.messages)
         self.out: deque[Any] = deque()
         self.error: BaseException | None = None  # raised once ``out`` is given out
         self.falls_back = False  # the error is a provider's the core read: stock's path
@@ -108,7 +109,7 @@ class Wire:
             return False
         repairer = self.repairer
         self.out.extend(repairer.feed(chunk))
-        if _continued(repairer) is not None:
+        if repairer.continued is not None:
             self.continued.add(id(chunk))
         if repairer.error is not None:
             self.finished = self.ended = True
@@ -372,35 +373,3 @@ def _annotate(exc: BaseException | None, error: object) -> None:
         if isinstance(target, BaseException) and getattr(target, "assembled", None) is None:
             target.assembled = error.message  # type: ignore[attr-defined]
             target.partial_arguments = dict(error.partial_arguments)  # type: ignore[attr-defined]
-
-
-# --- what the repairer does not expose (read here until it does) ---------------------------
-#
-# ``StreamRepairer`` builds each choice's message at ``finish()`` and keeps none, and does
-# not say which chunks only continued a call (its assembler's ``continued``). Both are
-# read from its assembler here; if the core stops offering them, the builder assembles
-# the chunks itself again (correct, one more assembly), never a wrong response.
-
-
-def _continued(repairer: streamfix.StreamRepairer) -> int | None:
-    """The assembler's ``continued`` for the chunk the repairer was just fed."""
-    continued = getattr(getattr(repairer, "_assembler", None), "continued", None)
-    return continued if type(continued) is int else None
-
-
-def _record_messages(
-    repairer: streamfix.StreamRepairer, into: dict[int, streamfix.AssembledMessage]
-) -> None:
-    """Keep each choice's message as the repairer settles it at ``finish()`` (it builds
-    them and does not keep them): the builder's messages, built once."""
-    assembler = getattr(repairer, "_assembler", None)
-    build = getattr(assembler, "_build", None)
-    if build is None or not hasattr(assembler, "__dict__"):
-        return
-
-    def recording(state: Any, sources: Any = None) -> Any:
-        message, outcomes = build(state, sources)
-        into[state.number] = message
-        return message, outcomes
-
-    assembler.__dict__["_build"] = recording
