@@ -62,6 +62,7 @@ def count(monkeypatch: pytest.MonkeyPatch) -> Iterator[Count]:
 
     def counting_repair(self: Any, chunk: Any) -> Any:
         counted.repaired += 1
+        counted.feeds.append(chunk)  # its assembler's own loop takes the chunk, once
         return repair(self, chunk)
 
     def counting_assemble(*args: Any) -> Any:

@@ -65,6 +65,7 @@ def count(monkeypatch: pytest.MonkeyPatch) -> Iterator[Count]:
 
     def counting_repair(self: Any, chunk: Any) -> Any:
         counted.repaired.append(chunk)
+        counted.feeds.append(chunk)  # its assembler's own loop takes the chunk, once
         return repair(self, chunk)
 
     def counting_assemble(*args: Any) -> Any:
