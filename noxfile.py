@@ -150,6 +150,8 @@ def tests(session: nox.Session) -> None:
     _install(session, "test", "bench")
     _show_versions(session, "openai", "litellm", "hypothesis")
     env = {**ENV, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
+    if os.environ.get("CI") == "true":  # CI has ../shared/real-streams: its absence fails
+        env["STREAMFIX_REQUIRE_REAL_STREAMS"] = "1"
     session.run("pytest", "tests/core", *session.posargs, env=env)
 
 
@@ -348,6 +350,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_assemble.py", *session.posargs, env=ENV)
     session.run("python", "bench/bench_openai.py", env=ENV)
     session.run("python", "bench/bench_litellm.py", env=ENV)
+    session.run("python", "bench/bench_repair.py", env=ENV)
 
 
 @nox.session(python=PYTHON)
