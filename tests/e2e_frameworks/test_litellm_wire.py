@@ -122,18 +122,16 @@ def test_adk_shim_decides_the_turn_as_without_the_wire(
 
 
 def test_adk_assemblies_per_chunk(streamfix_server: ReplayServer, count: Count) -> None:
-    """ADK with both shims: the wire's repairer once per chunk litellm made, ADK's shim
-    once per chunk the wire passed on (most of them the same objects, R1), litellm's
-    builder none: no chunk more than twice (two assemblers per streamed request; ADK
-    asks twice in a turn: the calls, then the follow-up text). For b3-same-index: the
-    wire 9 feeds (5 + 4 chunks), ADK's shim 11 (the same chunks and litellm's usage chunk
-    of each request, passed after the repair ended)."""
+    """ADK with both shims: ADK's shim sends every chunk through the core itself and marks
+    the stream (``_shimkit.assembled_downstream``), so the wire passes it on as litellm
+    gives it (no repairer fed); litellm's own end-of-stream builder assembles it for its
+    logging as it did before the wire (twice a request on litellm 1.110: 4 builds for
+    ADK's two requests), and nothing else does."""
     outcome = _adk_turn(streamfix_server, "b3-same-index", "adk", "litellm")
     adk.assert_right(outcome, "b3-same-index")
-    assert count.builder_assembled == 0
-    assert count.assemblers == 2 * 2
-    assert (count.repaired, len(count.feeds) - count.repaired) == (9, 11)
-    assert count.most_per_chunk() == 2
+    assert count.repaired == 0
+    assert count.builder_assembled <= 4
+    assert count.most_per_chunk() <= 1 + count.builder_assembled // 2
 
 
 # --- smolagents ---------------------------------------------------------------------------------

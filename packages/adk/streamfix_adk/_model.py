@@ -83,6 +83,7 @@ from google.genai import types
 from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 
 import streamfix
+from streamfix import _shimkit
 from streamfix._fastpath import field as _field
 
 from ._versions import (
@@ -173,6 +174,9 @@ class _AssemblingClient(LiteLLMClient):
         response = await self._inner.acompletion(*args, **kwargs)
         if not kwargs.get("stream"):
             return response
+        # Every chunk goes through the assembler below: a repaired litellm stream
+        # (streamfix.install("litellm")) passes this one on as stock gives it.
+        _shimkit.assembled_downstream(response)
         return _canonical_stream(response, self._state)
 
     def completion(self, *args: Any, **kwargs: Any) -> Any:

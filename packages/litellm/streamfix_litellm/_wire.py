@@ -190,9 +190,12 @@ def _wire(wrapper: Any) -> Wire:
 
 
 def next_repaired(self: Any) -> Any:
-    """``CustomStreamWrapper.__next__``, yielding the repaired stream."""
-    wire = _wire(self)
+    """``CustomStreamWrapper.__next__``, yielding the repaired stream (the stream as
+    stock gives it where a framework shim assembles it itself)."""
     stock = _shimkit.stock_of(_MODULE, "CustomStreamWrapper.__next__")
+    if _shimkit.is_assembled_downstream(self):
+        return stock(self)
+    wire = _wire(self)
     while not wire.out:
         if wire.ended:
             error = wire.pending(self)
@@ -215,9 +218,12 @@ def next_repaired(self: Any) -> Any:
 
 
 async def anext_repaired(self: Any) -> Any:
-    """``CustomStreamWrapper.__anext__``, yielding the repaired stream."""
-    wire = _wire(self)
+    """``CustomStreamWrapper.__anext__``, yielding the repaired stream (the stream as
+    stock gives it where a framework shim assembles it itself)."""
     stock = _shimkit.stock_of(_MODULE, "CustomStreamWrapper.__anext__")
+    if _shimkit.is_assembled_downstream(self):
+        return await stock(self)
+    wire = _wire(self)
     while not wire.out:
         if wire.ended:
             error = wire.pending(self)
