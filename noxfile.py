@@ -152,7 +152,8 @@ def tests(session: nox.Session) -> None:
     env = {**ENV, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
     if os.environ.get("CI") == "true":  # CI has ../shared/real-streams: its absence fails
         env["STREAMFIX_REQUIRE_REAL_STREAMS"] = "1"
-    session.run("pytest", "tests/core", *session.posargs, env=env)
+    workers = ["-n", "2"] if (os.cpu_count() or 1) >= 2 else []  # pure and CPU-bound: pays
+    session.run("pytest", "tests/core", *workers, *session.posargs, env=env)
 
 
 # google-adk: the newest 1.x, 2.8.0, 2.10.0 (the first with partial function-call
