@@ -35,7 +35,6 @@ OPENAI = testing.scenarios("openai")
 NAMES = sorted(OPENAI)
 
 
-
 def _passes_through(scenario: testing.Scenario) -> bool:
     """Whether the wire passes every chunk of the scenario on as it came (R1: already in
     OpenAI's own form): there a framework's events are stock's, event for event."""

@@ -110,7 +110,7 @@ def outcome_of(
     try:
         result = run()
         if hasattr(result, "__await__"):
-            import asyncio  # noqa: PLC0415 (asyncio loads socket: only for async frameworks)
+            import asyncio
 
             result = asyncio.run(result)
     except Exception as error:  # what the framework raised is the outcome

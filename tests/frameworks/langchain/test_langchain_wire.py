@@ -48,9 +48,7 @@ STOCK_RIGHT = [name for name in NAMES if name not in STOCK_LOSSES]
 
 def _got(message: Any) -> Got:
     calls = [(c["name"], c["args"], c["id"]) for c in message.tool_calls]
-    calls += [
-        (c.get("name") or "", c.get("args"), c.get("id")) for c in message.invalid_tool_calls
-    ]
+    calls += [(c.get("name") or "", c.get("args"), c.get("id")) for c in message.invalid_tool_calls]
     return Got(calls, message.content)
 
 

@@ -144,9 +144,7 @@ def test_patched_cut_call_error_prints(streamfix_server: ReplayServer, patched: 
     assert "truncated" in str(got.error)
 
 
-def test_run_stream_runs_the_repaired_calls(
-    streamfix_server: ReplayServer, patched: None
-) -> None:
+def test_run_stream_runs_the_repaired_calls(streamfix_server: ReplayServer, patched: None) -> None:
     """``Agent.run_stream`` to the end: each tool runs once with its own arguments, the
     follow-up text is the output."""
     ran: list[tuple[str, dict[str, Any]]] = []
