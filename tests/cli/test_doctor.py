@@ -85,8 +85,9 @@ def test_piped_the_matrix_is_one_line_per_cell_never_cut(
     matrix = _matrix_lines(out)
     assert matrix[0] == "streamfix doctor: stock \u2192 patched"
     assert all(len(line) <= 60 and "\u2026" not in line for line in matrix)
-    for name, info in report.frameworks.items():
-        assert f"{name} {info['version']}" in matrix
+    for name, info in report.frameworks.items():  # "name version", or its status after
+        heading = f"{name} {info['version']}" if info["version"] else name
+        assert heading in matrix or f"{heading}: {info['status']}" in matrix
     mark = {"ok": "ok", "lost": "LOST"}
     for cell in report.cells:
         line = f"{cell.scenario} {cell.shape} {mark[cell.stock]}\u2192{mark[cell.patched]}"
@@ -207,7 +208,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
-        " 'litellm-openai', 'openai', 'langchain', 'pydantic-ai', 'openai-agents']\n"
+        " 'litellm-openai', 'openai', 'langchain', 'pydantic-ai', 'openai-agents',"
+        " 'llama_index']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"

@@ -77,9 +77,8 @@ def stream_chat(model: Any, scenario: testing.Scenario) -> Any:
     gives for it."""
     chat: Any = importlib.import_module("llama_index.core.llms")
     messages = [chat.ChatMessage(role="user", content=PROMPT)]
-    last = None
-    for last in model.stream_chat(messages, tools=tools(scenario), model=scenario.name):
-        pass
+    responses = list(model.stream_chat(messages, tools=tools(scenario), model=scenario.name))
+    last = responses[-1] if responses else None
     if last is None:
         return None, []
     return last, model.get_tool_calls_from_response(last, error_on_no_tool_call=False)
@@ -116,11 +115,15 @@ def _settled(scenario: testing.Scenario, run: Any) -> Any:
     try:
         return run()
     except MalformedToolCallError as error:
-        if scenario.shape not in testing.UNREPAIRABLE or error.message != _assembled(scenario):
+        message = error.message
+        if (
+            scenario.shape not in testing.UNREPAIRABLE
+            or message is None
+            or message != _assembled(scenario)
+        ):
             raise
-        return _Settled(error.message), [
-            _Selection(call.name, call.parsed) for call in error.message.tool_calls
-        ]
+        calls = [_Selection(call.name, call.parsed) for call in message.tool_calls]
+        return _Settled(message), calls
 
 
 def _assembled(scenario: testing.Scenario) -> Any:
