@@ -115,8 +115,8 @@ def wire_error(error: BaseException | None) -> BaseException | None:
     """The streamfix error in ``error``'s cause chain (the wire's), or ``None``."""
     seen = 0
     while error is not None and seen < 8:
-        if isinstance(error, streamfix.StreamFixError):
-            return error
+        if isinstance(error, streamfix.StreamFixError) and not hasattr(error, "assembled"):
+            return error  # the core's own (the wire's APIError carries it as its cause)
         error = error.__cause__ or error.__context__
         seen += 1
     return None

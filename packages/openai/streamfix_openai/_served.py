@@ -98,9 +98,7 @@ def outcome_of(
 ) -> testing.Outcome:
     """:func:`streamfix.testing.run_case`, with two things a framework on the wire needs:
 
-    - what the framework raised is described even when its ``str()`` fails (a framework
-      that formats ``APIError.message`` as text gets the wire's assembled message there:
-      see ``StreamFixAPIError``);
+    - what the framework raised is described even when its ``str()`` fails;
     - a shape the wire cannot repair (``testing.UNREPAIRABLE``: I3, arguments restarted
       after their first bytes went out) ends, by design, in the wire's
       ``MalformedToolCallError`` whose ``message`` is the right assembly. Where the
@@ -143,8 +141,8 @@ def _wire_error(error: BaseException) -> BaseException | None:
     seen = 0
     current: BaseException | None = error
     while current is not None and seen < 8:
-        if isinstance(current, StreamFixError):
-            return current
+        if isinstance(current, StreamFixError) and not hasattr(current, "assembled"):
+            return current  # the core's own error (the wire's APIError carries it as cause)
         current = current.__cause__ or current.__context__
         seen += 1
     return None
