@@ -115,7 +115,7 @@ def _settled(scenario: testing.Scenario, run: Any) -> Any:
     try:
         return run()
     except MalformedToolCallError as error:
-        message = error.message
+        message = getattr(error, "assembled", error.message)  # the wire's APIError: assembled
         if (
             scenario.shape not in testing.UNREPAIRABLE
             or message is None
