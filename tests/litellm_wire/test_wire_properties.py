@@ -43,7 +43,7 @@ def _served(server: ReplayServer, data: Streamed) -> str:
     return name
 
 
-@pytest.mark.parametrize("dialect", [d for d in DIALECTS if d not in ("index_less", "legacy")])
+@pytest.mark.parametrize("dialect", [d for d in DIALECTS if d != "index_less"])
 @SETTINGS
 @given(draw=st.data())
 def test_any_fragmentation_through_the_wire(
