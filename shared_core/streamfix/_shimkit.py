@@ -17,6 +17,7 @@ package must import without its framework, so that the registry can ask
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -344,3 +345,24 @@ def _resolve(replacement: Replacement, original: Any) -> Any:
         return replacement(original)
     module, _, attribute = replacement.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+# --- a wire and a framework shim on one stream ----------------------------------------------
+
+#: Set on a stream object by a framework shim that sends every chunk of it through the core
+#: itself (google-adk's): a wire shim then passes that stream on as its SDK gives it, so no
+#: chunk is assembled twice and the framework shim decides alone.
+_DOWNSTREAM = "_streamfix_assembled_downstream"
+
+
+def assembled_downstream(stream: Any) -> Any:
+    """Mark ``stream`` (an SDK's stream object) as assembled by the shim reading it; the
+    stream itself, for chaining. A stream that takes no attribute is left as it is."""
+    with contextlib.suppress(AttributeError, TypeError):
+        stream.__dict__[_DOWNSTREAM] = True
+    return stream
+
+
+def is_assembled_downstream(stream: Any) -> bool:
+    """Whether a framework shim marked ``stream`` with :func:`assembled_downstream`."""
+    return bool(getattr(stream, "__dict__", {}).get(_DOWNSTREAM))

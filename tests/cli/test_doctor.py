@@ -85,8 +85,9 @@ def test_piped_the_matrix_is_one_line_per_cell_never_cut(
     matrix = _matrix_lines(out)
     assert matrix[0] == "streamfix doctor: stock \u2192 patched"
     assert all(len(line) <= 60 and "\u2026" not in line for line in matrix)
-    for name, info in report.frameworks.items():
-        assert f"{name} {info['version']}" in matrix
+    for name, info in report.frameworks.items():  # "name version", or its status after
+        heading = f"{name} {info['version']}" if info["version"] else name
+        assert heading in matrix or f"{heading}: {info['status']}" in matrix
     mark = {"ok": "ok", "lost": "LOST"}
     for cell in report.cells:
         line = f"{cell.scenario} {cell.shape} {mark[cell.stock]}\u2192{mark[cell.patched]}"
@@ -198,21 +199,25 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
     """Each patch names its drivers (``DOCTORS``: litellm has two columns, its Ollama and
     its OpenAI-compatible path, both installing the ``litellm`` patch; smolagents two,
     ``OpenAIModel`` and ``LiteLLMModel``, both installing ``smolagents``); listing them
-    imports no driver and no framework, running one imports that framework's driver only."""
+    imports no driver and no framework, running one imports that framework's driver only;
+    the frameworks reached through the openai wire (langchain, pydantic-ai, openai-agents)
+    are columns of the ``openai`` patch."""
     code = (
         "import sys\n"
         "from streamfix.cli import DRIVERS\n"
         "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
-        " 'litellm-openai', 'openai']\n"
+        " 'litellm-openai', 'openai', 'langchain', 'pydantic-ai', 'openai-agents',"
+        " 'llama_index']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
         "assert loaded() == ['streamfix_litellm._doctor'], loaded()\n"
         "assert DRIVERS['litellm-openai'].dialect == 'openai'\n"
         "patches = {name: DRIVERS[name].name for name in DRIVERS}\n"
-        "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents'}\n"
+        "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
+        " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

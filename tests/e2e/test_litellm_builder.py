@@ -12,7 +12,7 @@ from typing import Any
 import litellm
 import pytest
 from conftest import USER
-from support import chunk
+from support import chunk, direct
 
 import streamfix.testing
 from streamfix.testing import ReplayServer, Scenario
@@ -33,13 +33,27 @@ STOCK_LOSES = {
     "i3-restarted",
 }
 OLLAMA_CALLS = ["ollama-call-per-line", "ollama-calls-one-message"]
+#: where the repaired stream (the shim's wire) itself ends in litellm's error: the
+#: arguments restart after their first bytes were passed on, which it cannot take back
+WIRE_RAISES = {"i3-restarted"}
 
 
-def _chunks(model: str, api_base: str) -> list[Any]:
+def _chunks(model: str, api_base: str, **more: Any) -> list[Any]:
     stream = litellm.completion(
-        model=model, api_base=api_base, messages=USER, api_key="sk-streamfix-test", stream=True
+        model=model,
+        api_base=api_base,
+        messages=USER,
+        api_key="sk-streamfix-test",
+        stream=True,
+        **more,
     )
     return list(stream)
+
+
+TOOLS = [
+    {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+    for name in ("get_weather", "get_time")
+]
 
 
 def _whole(model: str, api_base: str) -> Any:
@@ -70,7 +84,30 @@ def _says(response: Any, ids: bool) -> dict[str, Any]:
 
 def _built_equals_whole(model: str, api_base: str, ids: bool) -> bool:
     built = litellm.stream_chunk_builder(_chunks(model, api_base), messages=USER)
-    return _says(built, ids) == _says(_whole(model, api_base), ids)
+    whole = _says(_whole(model, api_base), ids)
+    if ids and _wire_installed():  # R3: the repaired stream makes shared ids unique (G3)
+        whole["calls"] = _unique_ids(whole["calls"])
+    return _says(built, ids) == whole
+
+
+def _wire_installed() -> bool:
+    """Whether litellm's stream is the repaired one (the shim installed; never in direct
+    mode, where litellm is patched upstream and its stream is stock's)."""
+    import streamfix_litellm
+
+    return not direct() and streamfix_litellm.installed()
+
+
+def _unique_ids(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls with a repeated id made unique as ``with_unique_ids()`` makes it."""
+    seen: set[str] = set()
+    for call in calls:
+        call_id, n = call["id"], 1
+        while call["id"] in seen:
+            call["id"] = f"{call_id}-{n}"
+            n += 1
+        seen.add(call["id"])
+    return calls
 
 
 def _ids(scenario: Scenario) -> bool:
@@ -89,6 +126,14 @@ def test_openai_patched_builder_equals_non_streamed(
     streamfix_server: ReplayServer, litellm_patched: None, name: str
 ) -> None:
     base = streamfix_server.openai_base_url
+    if name in WIRE_RAISES and _wire_installed():
+        # the repaired stream passed the provider's first argument bytes on live and the
+        # provider then took them back (I3): the stream itself ends in litellm's error,
+        # with the message assembled (tests/litellm_wire)
+        with pytest.raises(litellm.APIError) as caught:
+            _chunks(f"openai/{name}", base)
+        assert [c.name for c in caught.value.assembled.tool_calls] == ["get_weather"]
+        return
     assert _built_equals_whole(f"openai/{name}", base, _ids(OPENAI[name]))
 
 
@@ -99,32 +144,49 @@ def test_ollama_patched_builder_equals_non_streamed(
     assert _built_equals_whole(f"ollama_chat/{name}", streamfix_server.ollama_base_url, False)
 
 
+def _truncated_error(api_base: str) -> Any:
+    """The ``litellm.APIError`` for the truncated call: raised by the repaired stream
+    itself once it passed on everything complete (the shim's wire), else (direct mode,
+    litellm patched upstream: its stream is stock's) by the builder on the chunks."""
+    chunks: list[Any] = []
+    with pytest.raises(litellm.APIError, match="get_time") as caught:
+        stream = litellm.completion(
+            model="openai/e4-truncated",
+            api_base=api_base,
+            messages=USER,
+            api_key="sk-streamfix-test",
+            stream=True,
+        )
+        for one in stream:
+            chunks.append(one)
+        litellm.stream_chunk_builder(chunks, messages=USER)
+    assert bool(chunks) and (_wire_installed() or chunks[-1].choices[0].finish_reason)
+    return caught.value
+
+
 def test_truncated_stream_passes_and_the_builder_raises(
     streamfix_server: ReplayServer, litellm_patched: None
 ) -> None:
-    chunks = _chunks("openai/e4-truncated", streamfix_server.openai_base_url)
-    with pytest.raises(litellm.APIError, match="get_time"):
-        litellm.stream_chunk_builder(chunks, messages=USER)
+    _truncated_error(streamfix_server.openai_base_url)
 
 
 def test_truncated_stream_shim_error_carries_the_complete_calls(
     streamfix_server: ReplayServer, litellm_patched: None
 ) -> None:
-    chunks = _chunks("openai/e4-truncated", streamfix_server.openai_base_url)
-    with pytest.raises(litellm.APIError, match="get_time") as caught:
-        litellm.stream_chunk_builder(chunks, messages=USER)
-    error: Any = caught.value
+    error = _truncated_error(streamfix_server.openai_base_url)
     assert [c.name for c in error.assembled.tool_calls] == ["get_weather"]
 
 
 def test_fragment_chunks_pass_through_unchanged(streamfix_server: ReplayServer) -> None:
-    """Chunks that carry only tool-call fragments reach the consumer as stock's do."""
+    """Chunks that carry only tool-call fragments reach the consumer as stock's do. (The
+    tools are declared: without them the repaired stream holds a call's header until its
+    first argument byte, since a name may still come in pieces, wire-shapes C2/R6.)"""
     import streamfix_litellm
 
     base = streamfix_server.openai_base_url
-    stock = [_delta(c) for c in _chunks("openai/b1-interleaved", base)]
+    stock = [_delta(c) for c in _chunks("openai/b1-interleaved", base, tools=TOOLS)]
     streamfix_litellm.install()
-    assert [_delta(c) for c in _chunks("openai/b1-interleaved", base)] == stock
+    assert [_delta(c) for c in _chunks("openai/b1-interleaved", base, tools=TOOLS)] == stock
 
 
 def _delta(chunk: Any) -> Any:

@@ -9,18 +9,31 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support import direct
 
 
 @pytest.fixture(params=["stock", "patched"])
 def parser(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """litellm's Ollama iterator: stock, or with the fixed parser. Installed, the fixed
+    parser leaves the numbering to the repaired stream, which numbers every call of the
+    stream once (tests/litellm_wire); the parser's own numbering is what an iterator
+    class given the fixed parser does with nothing installed, so that is the patched
+    parser here. Direct mode: litellm's own parser, patched upstream."""
     from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
 
     import streamfix_litellm
 
-    if request.param == "patched":
+    iterator: Any = OllamaChatCompletionResponseIterator
+    if request.param == "patched" and direct():
         streamfix_litellm.install()
+    elif request.param == "patched":
+
+        class Fixed(OllamaChatCompletionResponseIterator):
+            chunk_parser = streamfix_litellm.chunk_parser
+
+        iterator = Fixed
     try:
-        yield OllamaChatCompletionResponseIterator(streaming_response=iter(()), sync_stream=True)
+        yield iterator(streaming_response=iter(()), sync_stream=True)
     finally:
         streamfix_litellm.uninstall()
 

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 import pytest
+from support import direct
 
 import streamfix
 import streamfix.testing
@@ -22,13 +23,32 @@ OOM = OLLAMA["ollama-oom-error"].error
 assert OOM is not None
 
 
-def _parse(name: str) -> list[Any]:
+def _parse(name: str, iterator: Any = None) -> list[Any]:
     """The scenario's NDJSON lines through ``OllamaChatCompletionResponseIterator`` as
-    litellm has it now (stock, or patched): the chunks its parser makes."""
+    litellm has it now (stock, or patched), or through ``iterator``: the chunks its
+    parser makes."""
     from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
 
-    parser = OllamaChatCompletionResponseIterator(streaming_response=iter(()), sync_stream=True)
+    kind = iterator or OllamaChatCompletionResponseIterator
+    parser = kind(streaming_response=iter(()), sync_stream=True)
     return [parser.chunk_parser(json.loads(json.dumps(line))) for line in OLLAMA[name].chunks]
+
+
+def _fixed_iterator() -> Any:
+    """The iterator as a patched parser numbers calls: litellm's own in direct mode
+    (patched upstream), else one given the fixed parser with nothing installed (installed,
+    the parser leaves the numbering to the repaired stream)."""
+    from litellm.llms.ollama.chat.transformation import OllamaChatCompletionResponseIterator
+
+    import streamfix_litellm
+
+    if direct():
+        return OllamaChatCompletionResponseIterator
+
+    class Fixed(OllamaChatCompletionResponseIterator):
+        chunk_parser = streamfix_litellm.chunk_parser
+
+    return Fixed
 
 
 def _indices(chunks: list[Any]) -> list[int | None]:
@@ -42,13 +62,21 @@ def test_stock_parser_gives_each_line_s_call_index_0() -> None:
 
 
 @pytest.mark.parametrize("name", ["ollama-call-per-line", "ollama-calls-one-message"])
-def test_patched_parser_gives_each_call_its_index(patched: None, name: str) -> None:
-    chunks = _parse(name)
+def test_patched_parser_gives_each_call_its_index(name: str) -> None:
+    chunks = _parse(name, _fixed_iterator())
     assert _indices(chunks) == [0, 1]
     assert [c.function.name for k in chunks for c in k.choices[0].delta.tool_calls or []] == [
         "get_weather",
         "get_time",
     ]
+
+
+@pytest.mark.shim_only
+def test_installed_parser_leaves_the_numbering_to_the_repaired_stream(patched: None) -> None:
+    """Installed, the repaired stream decides every call once (its repairer): the parser
+    numbers nothing and runs no assembler (the consumer gets 0, 1: tests/e2e,
+    tests/litellm_wire)."""
+    assert _indices(_parse("ollama-call-per-line")) == [0, 0]
 
 
 @pytest.mark.stock_failure

@@ -157,9 +157,9 @@ def test_index_keyed_accumulation_right_patched(patched: None, name: str) -> Non
     chunks, error = read(SERVED, "for", name)
     if name in ENDS_IN_ERROR:
         assert isinstance(error, streamfix_openai.StreamFixAPIError)
-        assert error.message is not None
+        assert error.assembled is not None
         if name == "e4-truncated":  # i3: see test_i3_restarted_arguments_raise_...
-            complete = [(c.name, c.parsed) for c in error.message.tool_calls]
+            complete = [(c.name, c.parsed) for c in error.assembled.tool_calls]
             assert _calls(chunks)[: len(complete)] == complete
     else:
         assert error is None
@@ -267,7 +267,8 @@ def test_i3_restarted_arguments_raise_with_the_whole_message(patched: None) -> N
     _, error = read(SERVED, "for", "i3-restarted")
     assert isinstance(error, streamfix_openai.StreamFixAPIError)
     assert isinstance(error, streamfix.MalformedToolCallError)
-    assert error.message == streamfix.assemble(OPENAI["i3-restarted"].chunks)
+    assert error.assembled == streamfix.assemble(OPENAI["i3-restarted"].chunks)
+    assert isinstance(error.message, str)  # the SDK's APIError.message stays text
 
 
 def _first_entries(chunks: list[Any]) -> list[tuple[str, Any]]:
@@ -386,10 +387,12 @@ def test_truncated_call_raises_after_the_complete_parts(patched: None, mode: str
     assert isinstance(error, openai.APIError)
     assert isinstance(error, streamfix_openai.StreamFixAPIError)
     assert isinstance(error, streamfix.TruncatedToolCallError)
-    assert error.message is not None
-    assert [(c.name, c.parsed) for c in error.message.tool_calls] == [(W, {"city": "Paris"})]
+    assert error.assembled is not None
+    assert [(c.name, c.parsed) for c in error.assembled.tool_calls] == [(W, {"city": "Paris"})]
     assert error.partial_arguments == {1: '{"zone": "Eur'}
-    assert error.assembled is error.message
+    assert error.message == str(error)  # the SDK's APIError.message: text
+    assert error.__cause__ is not None
+    assert error.__cause__.message is error.assembled
     assert "truncated" in str(error)
     assert isinstance(error.__cause__, streamfix.TruncatedToolCallError)
     sent = [ChatCompletionChunk.construct(**c).to_dict() for c in OPENAI["e4-truncated"].chunks]

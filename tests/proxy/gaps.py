@@ -61,19 +61,9 @@ DIRECT_WRONG = {
     },
 }
 
-_NO_FUNCTION = (
-    "core: the repaired stream's late-signature entry (R7, F2) has no 'function' object;"
-    " {reader} needs one on every tool-call entry"
-)
 #: (client, scenario): why the proxy's stream (the core's repaired stream) is not yet right
 #: for that client.
 CORE_GAPS = {
-    ("python_openai", "f2-late-signature"): _NO_FUNCTION.format(
-        reader="the openai SDK's stream helper (assert tool_call_delta.function is not None)"
-    ),
-    ("ai", "f2-late-signature"): _NO_FUNCTION.format(
-        reader="@ai-sdk/openai-compatible's chunk schema ('Type validation failed')"
-    ),
     ("python_openai", "f6-thinking-blocks"): (
         "core: R1 passes litellm's 'thinking_blocks' delta list on untouched; the openai"
         " SDK's stream helper merges delta lists by 'index' and raises on its entries"

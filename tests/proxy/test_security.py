@@ -98,8 +98,13 @@ def test_the_request_target_cannot_choose_the_server(
     before = len(upstream.app.seen)
     line = f"GET {target.format(other=other)} HTTP/1.1\r\nHost: {other}\r\n"
     answer = _raw(proxy, (line + "Connection: close\r\n\r\n").encode())
-    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
     assert elsewhere.app.seen == []
+    if target.startswith("http://") and answer.startswith(b"HTTP/1.1 200"):
+        # uvicorn on httptools reads an absolute URL's path alone (on h11: a 400 below);
+        # either way the request goes to the configured upstream only
+        assert [r["path"] for r in upstream.app.seen[before:]] == ["/v1/models"]
+        return
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
     assert len(upstream.app.seen) == before  # refused, not forwarded anywhere
 
 

@@ -83,6 +83,7 @@ from google.genai import types
 from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 
 import streamfix
+from streamfix import _shimkit
 from streamfix._fastpath import field as _field
 
 from ._versions import (
@@ -173,6 +174,9 @@ class _AssemblingClient(LiteLLMClient):
         response = await self._inner.acompletion(*args, **kwargs)
         if not kwargs.get("stream"):
             return response
+        # Every chunk goes through the assembler below: a repaired litellm stream
+        # (streamfix.install("litellm")) passes this one on as stock gives it.
+        _shimkit.assembled_downstream(response)
         return _canonical_stream(response, self._state)
 
     def completion(self, *args: Any, **kwargs: Any) -> Any:
@@ -205,7 +209,7 @@ async def _canonical_stream(
     live = _LiveCalls(guard_index_zero=not INDEX_ZERO_KEPT) if state.live else None
     started = content = 0
     several = not MULTIPLE_CHOICES_LOGGED  # whether the log is done (or not ADK's)
-    async for chunk in chunks:
+    async for chunk in _until_failed(chunks):
         events = assembler.feed(chunk)  # a ProviderStreamError propagates through ADK's loop
         if not several and _several_choices(chunk):
             several = True
@@ -233,6 +237,21 @@ async def _canonical_stream(
         # ADK's finals of this pass are dropped: its loop is not left to finalize calls
         # it was sent otherwise than assembled (google-adk < 2.10 raises on them)
         raise _SecondPass
+
+
+async def _until_failed(chunks: AsyncIterator[Any]) -> AsyncGenerator[Any, None]:
+    """The provider's chunks, ending where a repaired litellm stream (``streamfix.install
+    ("litellm")``) raises its end-of-stream verdict on the calls: a cut-off, malformed or
+    oversized call, the core's error as the raised exception's ``__cause__``, after every
+    chunk it passed on. The assembler here read those same chunks and decides the turn
+    from them (ADK's error response, or what ADK settles itself), as when the stream
+    just ends; a provider's error propagates as it does on stock."""
+    try:
+        async for chunk in chunks:
+            yield chunk
+    except Exception as error:
+        if not isinstance(error.__cause__, _FAILURE_ERRORS):
+            raise
 
 
 class _SecondPass(Exception):

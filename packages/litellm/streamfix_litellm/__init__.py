@@ -2,10 +2,18 @@
 
 ``streamfix.install("litellm")`` (or :func:`install`) replaces
 ``OllamaChatCompletionResponseIterator.chunk_parser``, litellm's parser of Ollama's
-``/api/chat`` NDJSON lines, and ``CustomStreamWrapper.chunk_creator``:
+``/api/chat`` NDJSON lines, ``CustomStreamWrapper.chunk_creator``, ``__next__`` and
+``__anext__``:
+
+- every stream litellm yields (``completion(stream=True)``, ``acompletion``, every
+  provider) is the repaired stream of wire-shapes R, in OpenAI's own form, so a consumer
+  that joins fragments by ``index`` builds the calls right; a cut-off call raises
+  ``litellm.APIError`` and a provider's error litellm's exception for it, once everything
+  complete was yielded (``_wire``);
 
 - every tool call of the stream gets its own ``index`` (stock litellm gives each call
-  index 0, so two calls sent on two lines are glued together by consumers);
+  index 0, so two calls sent on two lines are glued together by consumers): installed,
+  the repaired stream numbers them; the fixed parser used on its own does;
 - an ``{"error": "..."}`` line (no ``message`` key, e.g. Ollama running out of memory)
   raises a 5xx litellm error carrying Ollama's own text (stock: ``KeyError: 'message'``
   reported as a 400);
@@ -32,8 +40,9 @@ from ._builder import stream_chunk_builder
 from ._ollama import chunk_parser
 from ._openai import chunk_creator
 from ._patch import SHIM, SUPPORTED
+from ._wire import rebuild, repaired
 
 available, install, installed, uninstall = SHIM.functions()
 
 __all__ = ["SUPPORTED", "available", "install", "installed", "uninstall"]
-__all__ += ["chunk_creator", "chunk_parser", "stream_chunk_builder"]
+__all__ += ["chunk_creator", "chunk_parser", "rebuild", "repaired", "stream_chunk_builder"]

@@ -39,7 +39,8 @@ from typing import Any
 import streamfix
 from streamfix import _shimkit
 
-from ._errors import provider_exception
+from ._errors import litellm_error
+from ._wire import wire_of
 
 __all__ = ["stream_chunk_builder"]
 
@@ -53,7 +54,8 @@ def stream_chunk_builder(
     stock = _shimkit.stock_of(_MODULE, "stream_chunk_builder")
     if not chunks or not _chat_chunks(chunks):
         return stock(chunks, messages, *args, **kwargs)
-    kept, assembled = _assemble(chunks, kwargs.get("logging_obj"))
+    wired = _wired(chunks, kwargs.get("logging_obj"))
+    kept, assembled = wired or _assemble(chunks, kwargs.get("logging_obj"))
     if not any(m.tool_calls or m.thinking_blocks for m in assembled.values()) and not any(
         _field(chunk, "function_call") for chunk in kept
     ):
@@ -100,7 +102,28 @@ def _assemble(
                 kept.append(chunk)
         return kept, assembler.finish_all()
     except streamfix.StreamFixError as error:
-        raise _litellm_error(error, chunks, _get(chunk, "error"), logging_obj) from error
+        model = str(_get(chunks[0], "model") or "")
+        provider = str(getattr(logging_obj, "custom_llm_provider", None) or "")
+        raise litellm_error(error, _get(chunk, "error"), model, provider) from error
+
+
+def _wired(
+    chunks: Sequence[Any], logging_obj: Any
+) -> tuple[list[Any], dict[int, streamfix.AssembledMessage]] | None:
+    """The stream's repair (``_wire``) when ``chunks`` is the repaired wrapper's own
+    list: what :func:`_assemble` returns, from the messages the stream's repairer
+    settled (nothing assembled again); ``None`` for any other list."""
+    wire = wire_of(logging_obj, chunks)
+    if wire is None:
+        return None
+    error = wire.repairer.error
+    if error is not None:
+        provider = str(getattr(logging_obj, "custom_llm_provider", None) or "")
+        model = str(_get(chunks[0], "model") or "")
+        raise litellm_error(error, None, model, provider) from error
+    last = len(chunks) - 1
+    kept = [c for at, c in enumerate(chunks) if at in (0, last) or id(c) not in wire.continued]
+    return kept, wire.messages
 
 
 def _rewritten(kept: Sequence[Any], assembled: dict[int, streamfix.AssembledMessage]) -> list[Any]:
@@ -235,26 +258,6 @@ def _holds(value: object, text: str) -> bool:
     if isinstance(value, list):
         return any(_holds(item, text) for item in value)
     return value == text
-
-
-def _litellm_error(
-    error: streamfix.StreamFixError, chunks: Sequence[Any], body: object, logging_obj: Any
-) -> Exception:
-    """litellm's own exception for what the core refused, carrying what was assembled:
-    a provider's error by its status (``_errors``), anything else as the builder's own
-    ``litellm.APIError``."""
-    from litellm import exceptions
-
-    model = str(_get(chunks[0], "model") or "")
-    provider = str(getattr(logging_obj, "custom_llm_provider", None) or "")
-    if isinstance(error, streamfix.ProviderStreamError):
-        return provider_exception(error, body, model, provider)
-    raised = exceptions.APIError(
-        status_code=500, message=str(error), llm_provider=provider, model=model
-    )
-    raised.assembled = error.message  # type: ignore[attr-defined]
-    raised.partial_arguments = dict(error.partial_arguments)  # type: ignore[attr-defined]
-    return raised
 
 
 _MISSING: Any = object()

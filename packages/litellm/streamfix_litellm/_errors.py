@@ -8,7 +8,9 @@ as if the connection had failed, and wraps it for a fallback even when the provi
 said 400. Patched, the provider's own status picks the exception (the status the core
 reads, else the object's ``status_code``, else 400 for an ``invalid_request_error``),
 so a 4xx is raised as it is and a 5xx (or no status) goes to litellm's fallback as stock
-sends every other mid-stream server error.
+sends every other mid-stream server error. On a repaired stream (``_wire``) the error
+object goes to that stream's own repairer, which passes on what it completes and reads
+the error with everything assembled so far; otherwise the core reads it alone.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 import streamfix
 from streamfix import _shimkit
 
-__all__ = ["map_stream_exception", "provider_exception"]
+__all__ = ["litellm_error", "map_stream_exception", "provider_exception"]
 
 _WRAPPER = "litellm.litellm_core_utils.streaming_handler"
 
@@ -29,9 +31,8 @@ def map_stream_exception(self: Any, original_exception: Exception) -> Exception:
     ``exception_type``), it raises the mapped exception."""
     body = _in_stream_error(original_exception)
     if body is not None:
-        try:
-            streamfix.ToolCallAssembler().feed({"error": body}, events=False)
-        except streamfix.ProviderStreamError as error:
+        error = _read(self, {"error": body})
+        if isinstance(error, streamfix.ProviderStreamError):
             raised = provider_exception(
                 error, body, str(self.model or ""), self.custom_llm_provider
             )
@@ -39,6 +40,22 @@ def map_stream_exception(self: Any, original_exception: Exception) -> Exception:
     stock = _shimkit.stock_of(_WRAPPER, "CustomStreamWrapper._map_stream_exception")
     mapped: Exception = stock(self, original_exception)
     return mapped
+
+
+def _read(wrapper: Any, chunk: dict[str, Any]) -> streamfix.StreamFixError | None:
+    """The core's reading of an error chunk: by the stream's own repairer when the
+    stream is repaired (``_wire``), else by an assembler of its own."""
+    wire = wrapper.__dict__.get("_streamfix_wire")
+    provider_error = getattr(wire, "provider_error", None)
+    if provider_error is not None:
+        read: streamfix.StreamFixError | None = provider_error(chunk)
+        if read is not None:
+            return read
+    try:
+        streamfix.ToolCallAssembler().feed(chunk, events=False)
+    except streamfix.StreamFixError as error:
+        return error
+    return None
 
 
 def _in_stream_error(exception: Exception) -> dict[str, Any] | None:
@@ -81,6 +98,28 @@ def provider_exception(
         raised = exceptions.InternalServerError(message=text, model=model, llm_provider=name)
     raised.assembled = error.message  # type: ignore[attr-defined]
     raised.partial_arguments = dict(error.partial_arguments)  # type: ignore[attr-defined]
+    return raised
+
+
+def litellm_error(
+    error: streamfix.StreamFixError, body: object, model: str, provider: str | None
+) -> Exception:
+    """litellm's own exception for what the core refused, carrying what was assembled:
+    a provider's error by its status (:func:`provider_exception`), anything else (a cut
+    off, nameless or malformed call) as the builder's own ``litellm.APIError`` (status
+    500); the core's error as ``__cause__``."""
+    from litellm import exceptions
+
+    raised: Exception
+    if isinstance(error, streamfix.ProviderStreamError):
+        raised = provider_exception(error, body, model, provider)
+    else:
+        raised = exceptions.APIError(
+            status_code=500, message=str(error), llm_provider=provider or "", model=model
+        )
+        raised.assembled = error.message  # type: ignore[attr-defined]
+        raised.partial_arguments = dict(error.partial_arguments)  # type: ignore[attr-defined]
+    raised.__cause__ = error
     return raised
 
 

@@ -1,10 +1,17 @@
 """The fixed ``chunk_parser`` of litellm's Ollama ``/api/chat`` stream iterator.
 
-Each stream keeps one :class:`streamfix.ToolCallAssembler` on its iterator: it decides
-which call every tool-call entry is, and recognises Ollama's mid-stream error objects.
-Each call is sent under its own ``index``: the provider's when it has one that no other
-call of the stream has, else the first free one. The stock parser then builds litellm's
-chunk as before.
+Used without the wire (a parser class given this method, nothing installed), each stream
+keeps one :class:`streamfix.ToolCallAssembler` on its iterator: it decides which call
+every tool-call entry is, and recognises Ollama's mid-stream error objects. Each call is
+sent under its own ``index``: the provider's when it has one that no other call of the
+stream has, else the first free one. The stock parser then builds litellm's chunk as
+before.
+
+Installed, ``CustomStreamWrapper`` yields the repaired stream (``_wire``), whose repairer
+decides every call of the stream once: the parser then numbers nothing (no assembler of
+its own) and only raises for an error line (the core reads that line alone) and keeps
+Ollama's own call ids (litellm 1.110 replaces them, and nothing after the parser can put
+them back).
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from typing import Any
 import streamfix
 from streamfix import _shimkit
 
+from ._patch import SHIM as _SHIM
+
 __all__ = ["chunk_parser"]
 
 _STATE = "_streamfix_assembler"
@@ -22,10 +31,13 @@ _STATUS = 500  # Ollama answers a failed request (out of memory, ...) with HTTP 
 
 def chunk_parser(self: Any, chunk: dict[str, Any]) -> Any:
     """``OllamaChatCompletionResponseIterator.chunk_parser``, fixed (see the package doc)."""
-    state = self.__dict__.get(_STATE)
-    if state is None:
-        state = self.__dict__[_STATE] = _Calls()
-    state.number(chunk)
+    if _SHIM.installed():  # the repaired stream numbers the calls (``_wire``)
+        _raise_for_error(chunk)
+    else:
+        state = self.__dict__.get(_STATE)
+        if state is None:
+            state = self.__dict__[_STATE] = _Calls()
+        state.number(chunk)
     ids = _sent_ids(chunk)
     parsed = _shimkit.stock_of(
         "litellm.llms.ollama.chat.transformation",
@@ -34,6 +46,18 @@ def chunk_parser(self: Any, chunk: dict[str, Any]) -> Any:
     if ids:
         _keep_ids(parsed, ids)
     return parsed
+
+
+def _raise_for_error(chunk: dict[str, Any]) -> None:
+    """litellm's exception for an error line (the core reads the line alone)."""
+    if not isinstance(chunk, dict) or chunk.get("error") is None:
+        return
+    try:
+        streamfix.ToolCallAssembler().feed(chunk, events=False)
+    except streamfix.ProviderStreamError as error:
+        raise _provider_error(error, chunk) from None
+    except streamfix.StreamFixError:  # not an error the core reads: stock's to judge
+        return
 
 
 def _sent_ids(chunk: dict[str, Any]) -> list[str | None]:
@@ -122,8 +146,10 @@ _CALL_EVENTS = (streamfix.ToolCallStarted, streamfix.ArgumentsDelta, streamfix.T
 def _provider_error(error: streamfix.ProviderStreamError, chunk: dict[str, Any]) -> Exception:
     from litellm.exceptions import InternalServerError
 
-    return InternalServerError(
+    raised = InternalServerError(
         message=error.provider_message,
         llm_provider="ollama_chat",
         model=str(chunk.get("model") or ""),
     )
+    raised.streamfix_error = chunk  # type: ignore[attr-defined]  # the line, for ``_wire``
+    return raised

@@ -1,11 +1,12 @@
-"""``streamfix.install("litellm")``: patch litellm's stream parsers.
+"""``streamfix.install("litellm")``: patch litellm's stream parsers and its stream.
 
 Replaces ``OllamaChatCompletionResponseIterator.chunk_parser`` (Ollama ``/api/chat``: call
-indices and error lines; the iterator looks the method up on its class) and
+indices and error lines; the iterator looks the method up on its class),
 ``CustomStreamWrapper.chunk_creator`` (OpenAI-compatible streams: signature-only tool-call
-entries kept),
-and ``stream_chunk_builder`` at every binding site (``_builder``); :func:`uninstall` puts
-each original attribute back exactly.
+entries kept), ``CustomStreamWrapper.__next__`` and ``__anext__`` (the repaired stream,
+``_wire``), ``CustomStreamWrapper._map_stream_exception`` (in-stream errors by the
+provider's status, ``_errors``) and ``stream_chunk_builder`` at every binding site
+(``_builder``); :func:`uninstall` puts each original attribute back exactly.
 """
 
 from __future__ import annotations
@@ -33,6 +34,17 @@ SHIM = Shim(
             "litellm.litellm_core_utils.streaming_handler",
             "CustomStreamWrapper.chunk_creator",
             "streamfix_litellm._openai:chunk_creator",
+        ),
+        # the wire: every provider's stream, sync and async, repaired (``_wire``)
+        Site(
+            "litellm.litellm_core_utils.streaming_handler",
+            "CustomStreamWrapper.__next__",
+            "streamfix_litellm._wire:next_repaired",
+        ),
+        Site(
+            "litellm.litellm_core_utils.streaming_handler",
+            "CustomStreamWrapper.__anext__",
+            "streamfix_litellm._wire:anext_repaired",
         ),
         Site(
             "litellm.litellm_core_utils.streaming_handler",

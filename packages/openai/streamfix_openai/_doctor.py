@@ -13,7 +13,18 @@ from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "drive", "live"]
+from ._doctor_langchain import LANGCHAIN_DRIVER
+from ._doctor_openai_agents import OPENAI_AGENTS_DRIVER
+from ._doctor_pydantic_ai import PYDANTIC_AI_DRIVER
+
+__all__ = [
+    "DRIVER",
+    "LANGCHAIN_DRIVER",
+    "OPENAI_AGENTS_DRIVER",
+    "PYDANTIC_AI_DRIVER",
+    "drive",
+    "live",
+]
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:

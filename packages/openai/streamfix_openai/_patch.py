@@ -33,4 +33,10 @@ SHIM = Shim(
         Site(STREAMING, "AsyncStream.__stream__", "streamfix_openai._wire:astream"),
     ],
     trigger="openai",
+    # frameworks that read the repaired wire: a doctor column each (``_doctor``)
+    more_drivers={
+        "langchain": "LANGCHAIN_DRIVER",
+        "pydantic-ai": "PYDANTIC_AI_DRIVER",
+        "openai-agents": "OPENAI_AGENTS_DRIVER",
+    },
 )

@@ -77,16 +77,15 @@ class StreamFixAPIError(APIError, StreamFixError):  # type: ignore[misc]
     """A streamed chat completion that cannot be handed on whole (wire-shapes R10).
 
     An ``openai.APIError`` (what the SDK's users catch around a stream) and a
-    :class:`streamfix.StreamFixError`: ``message`` is the assembled message of what did
-    complete (as on every streamfix error, not text: the text is ``str(error)``; also
-    ``assembled``, the name litellm's shim gives it on litellm's errors),
-    ``partial_arguments`` / ``partial_names`` the cut calls, the core's error the
-    ``__cause__``. ``request`` is the stream's request; ``body`` is ``None`` (the provider
-    sent no error)."""
+    :class:`streamfix.StreamFixError`. ``message`` is the SDK's: the text (frameworks
+    build their own errors from ``APIError.message``: pydantic-ai's ``ModelAPIError``);
+    the assembled message of what did complete is ``assembled`` (the name litellm's shim
+    gives it on litellm's errors; the core's error, the ``__cause__``, has it as
+    ``message``), ``partial_arguments`` / ``partial_names`` the cut calls. ``request`` is
+    the stream's request; ``body`` is ``None`` (the provider sent no error)."""
 
     def __init__(self, error: StreamFixError, request: Any) -> None:
         APIError.__init__(self, str(error), request, body=None)
-        self.message = error.message  # type: ignore[assignment]
         self.assembled = error.message
         self.partial_arguments = dict(error.partial_arguments)
         self.partial_names = dict(error.partial_names)

@@ -15,14 +15,11 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from streamfix import (
-    AssembledMessage,
-    MalformedToolCallError,
-    StreamFixError,
-    assemble,
-    repair,
-)
-from streamfix._fastpath import fields
+from .._assembler import assemble
+from .._emit import repair
+from .._errors import MalformedToolCallError, StreamFixError
+from .._fastpath import fields
+from .._types import AssembledMessage
 
 __all__ = ["UNREPAIRABLE", "canonical_problems", "is_canonical", "repair_check"]
 
@@ -93,6 +90,8 @@ def _entry(entry: dict[str, Any], state: _Choice, ids: set[str]) -> list[str]:
     index = entry.get("index")
     if type(index) is not int:
         return [f"an entry with index {index!r} (R2)"]
+    if entry.get("function") is None:
+        return [f"call {index}: an entry without function (R7; the openai SDK asserts one)"]
     function = _fields(entry.get("function"))
     extra = set(entry) - _ENTRY - {"extra_content"}
     problems = [f"provider fields {sorted(extra)} on a tool-call entry"] if extra else []
