@@ -110,9 +110,10 @@ class _Held:
 class _Choice:
     """What the repaired stream has passed on of one choice."""
 
-    __slots__ = ("calls", "held", "ids", "next_out", "sent_reason")
+    __slots__ = ("calls", "held", "ids", "named", "next_out", "sent_reason")
 
     def __init__(self) -> None:
+        self.named = False  # the role went out (OpenAI names it on a choice's first chunk)
         self.calls: list[_Call] = []
         self.next_out = 0
         self.ids: set[str] = set()
@@ -251,6 +252,9 @@ class StreamRepairer:
             if not entries and any(f.arguments or f.name for f in delta.fragments):
                 self.held += 1
             plans.append((delta, mine, entries))
+            if not mine.named:  # a choice's first chunk names its role, as OpenAI's does
+                mine.named = delta.role
+                same = same and delta.role
             same = same and self._same(chunk, delta, entries)
         if same:
             if deltas and deltas[0].finish_reason:
@@ -275,6 +279,9 @@ class StreamRepairer:
                 rest["reasoning_content"] = delta.reasoning
         else:
             rest = _other_delta_fields(chunk, delta.choice)
+            if not mine.named and rest.get("role") is None:
+                rest = {**rest, "role": "assistant"}
+        mine.named = True
         specs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
         if entries or _meaningful(rest):
             first = dict(rest)

@@ -196,6 +196,7 @@ def test_litellm_objects(data: Streamed) -> None:
 # --- named shapes -------------------------------------------------------------------------
 
 HEADER = tc(0, "call_a", "get_weather", "", typed="with id")
+ROLE = {"role": "assistant"}  # on a choice's first chunk, as OpenAI sends it
 
 
 def _entries(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -237,7 +238,8 @@ def test_r3_the_name_goes_out_once_and_continuations_carry_arguments_only() -> N
 def test_r6_a_header_waits_for_its_first_argument_byte_without_declared_tools() -> None:
     """C2: without tools, the name may still grow until the arguments begin."""
     repairer = StreamRepairer()
-    assert repairer.feed(chunk(tc(0, "c", "edit_ex", "", typed="with id"))) == []
+    (role,) = repairer.feed(chunk(tc(0, "c", "edit_ex", "", typed="with id")))
+    assert role["choices"][0]["delta"] == {"role": "assistant"}  # the choice's first chunk
     assert repairer.feed(chunk(tc(0, name="isting_file"))) == []
     (out,) = repairer.feed(chunk(tc(0, args="{}")))
     assert _entries([out])[0]["function"] == {"name": "edit_existing_file", "arguments": "{}"}
@@ -245,7 +247,7 @@ def test_r6_a_header_waits_for_its_first_argument_byte_without_declared_tools() 
 
 
 def test_r6_a_declared_name_goes_out_at_once() -> None:
-    header = chunk(HEADER)
+    header = chunk(HEADER, delta=ROLE)
     repairer = StreamRepairer(["get_weather", "get_time"])
     assert repairer.feed(header) == [header]
     assert repairer.held == 0
@@ -253,7 +255,7 @@ def test_r6_a_declared_name_goes_out_at_once() -> None:
 
 def test_r6_a_declared_name_that_another_extends_waits() -> None:
     repairer = StreamRepairer(["get", "get_time"])
-    assert repairer.feed(chunk(tc(0, "c", "get", "", typed="with id"))) == []
+    assert _entries(repairer.feed(chunk(tc(0, "c", "get", "", typed="with id")))) == []
 
 
 def test_e2_a_finish_reason_mid_stream_goes_out_once_at_the_end() -> None:
@@ -270,14 +272,14 @@ def test_e2_a_finish_reason_mid_stream_goes_out_once_at_the_end() -> None:
 
 
 def test_r8_stop_with_calls_is_tool_calls() -> None:
-    stream = [chunk(tc(0, "a", "f", "{}", typed="with id")), chunk(finish="stop")]
+    stream = [chunk(tc(0, "a", "f", "{}", typed="with id"), delta=ROLE), chunk(finish="stop")]
     out = list(streamfix.repair(stream, ["f"]))
     assert out[-1]["choices"][0]["finish_reason"] == "tool_calls"
     assert out[0] is stream[0]
 
 
 def test_r8_stop_without_calls_stays_stop() -> None:
-    stream = [chunk(content="hi"), chunk(finish="stop")]
+    stream = [chunk(content="hi", delta=ROLE), chunk(finish="stop")]
     assert list(streamfix.repair(stream)) == stream
 
 
@@ -376,7 +378,7 @@ def test_g4_a_repeated_call_goes_out_once() -> None:
 
 def test_r9_an_error_payload_ends_the_stream_after_what_went_out() -> None:
     stream = [
-        chunk(content="partial"),
+        chunk(content="partial", delta=ROLE),
         chunk(HEADER),
         {"error": {"message": "model overloaded", "code": 503}},
         chunk(content="never"),
@@ -391,7 +393,7 @@ def test_r9_an_error_payload_ends_the_stream_after_what_went_out() -> None:
 
 def test_r10_a_truncated_call_raises_after_the_complete_ones() -> None:
     stream = [
-        chunk(tc(0, "a", "f", '{"x": 1}', typed="with id")),
+        chunk(tc(0, "a", "f", '{"x": 1}', typed="with id"), delta=ROLE),
         chunk(tc(1, "b", "g", '{"y": ', typed="with id")),
         chunk(finish="length"),
     ]
@@ -412,11 +414,10 @@ def test_e9_a_call_that_never_gets_a_name_is_never_passed_on() -> None:
 
 
 def test_e10_an_abandoned_call_already_passed_on_is_an_error() -> None:
-    role = {"role": "assistant"}
     stream = [
-        chunk(content="", delta=role),
+        chunk(content="", delta=ROLE),
         chunk(tc(0, "call_a", "f", '{"city": "Pa', typed="with id")),
-        chunk(content="", delta=role),
+        chunk(content="", delta=ROLE),
         chunk(tc(0, "call_x", "f", '{"city": "Paris"}', typed="with id")),
         chunk(finish="tool_calls"),
     ]
@@ -456,7 +457,7 @@ def test_a_repairer_after_its_error_refuses_more() -> None:
 
 
 def test_unreadable_items_are_dropped_not_passed_on() -> None:
-    stream = [1, chunk(content="ok"), "x"]
+    stream = [1, chunk(content="ok", delta=ROLE), "x"]
     out = list(streamfix.repair(stream))
     assert out == [stream[1]]
 
@@ -488,3 +489,14 @@ def test_kinds_come_out_as_they_came_in(kind: Kind) -> None:
 
 def test_every_kind_is_tested() -> None:
     assert KINDS == ("dict", "openai", "litellm")
+
+
+def test_a_choice_begins_with_its_role() -> None:
+    """OpenAI names the role on a choice's first chunk (the node openai package's stream
+    helper requires it): a provider that never sends it gets it on the first chunk."""
+    stream = [chunk(tc(0, "a", "f", "{}", typed="with id")), chunk(finish="tool_calls")]
+    out = list(streamfix.repair(stream, ["f"]))
+    assert out[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert not canonical_problems(out)
+    named = [chunk(content="hi", delta={"role": "assistant"}), chunk(finish="stop")]
+    assert list(streamfix.repair(named)) == named  # sent: passed on as it is

@@ -1,7 +1,7 @@
 """What real clients get wrong, pinned: straight against the replay server (stock, no
 proxy), and through the proxy where the core's repaired stream still lacks something a
-client needs (each a failing test, ``xfail(strict=True)``: fixed in the core, it passes,
-and the mark must go)."""
+client needs (:data:`CORE_GAPS`: each pinned as a loss, so its test fails the day the
+gap is fixed and the entry must go)."""
 
 from __future__ import annotations
 
@@ -61,15 +61,15 @@ DIRECT_WRONG = {
     },
 }
 
-#: (client, scenario): why the proxy's stream (the core's repaired stream) is not yet right
-#: for that client.
+#: (client, scenario): why the proxy's stream (the core's repaired stream) is not right for
+#: that client. f6: litellm's ``thinking_blocks`` (a field OpenAI never sends) passed on as
+#: sent; the Python SDK's stream helper merges delta lists by ``index`` and raises on them
+#: (giving the pieces an index would make it join their ``type`` strings: no fix in the
+#: stream's form; the Python SDK's users read it through ``streamfix.install("openai")``,
+#: whose helper state reads thinking blocks).
 CORE_GAPS = {
     ("python_openai", "f6-thinking-blocks"): (
         "core: R1 passes litellm's 'thinking_blocks' delta list on untouched; the openai"
         " SDK's stream helper merges delta lists by 'index' and raises on its entries"
-    ),
-    ("openai", "g3-shared-id"): (
-        "core: the repaired stream has no role when the provider sent none (OpenAI sends"
-        " role 'assistant' first); the node openai helper raises 'missing role for choice 0'"
     ),
 }

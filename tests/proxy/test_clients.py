@@ -42,9 +42,7 @@ def _cases() -> list[object]:
     cases: list[object] = []
     for client, (_, names) in sorted(CLIENTS.items()):
         for name in names:
-            gap = CORE_GAPS.get((client, name))
-            marks = [pytest.mark.xfail(reason=gap, strict=True)] if gap else []
-            cases.append(pytest.param(client, name, id=f"{client}-{name}", marks=marks))
+            cases.append(pytest.param(client, name, id=f"{client}-{name}"))
     return cases
 
 
@@ -55,4 +53,7 @@ def test_through_the_proxy_every_scenario_is_right(
     _skip_without(client)
     run, _ = CLIENTS[client]
     outcome = run(proxy.openai_base_url, name)
+    if (client, name) in CORE_GAPS:  # a known gap, pinned: it fails the day it is fixed
+        assert not outcome.right(name), CORE_GAPS[client, name]
+        return
     assert outcome.right(name), outcome

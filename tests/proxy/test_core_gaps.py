@@ -1,6 +1,6 @@
 """What the core's repaired stream (``streamfix.repair``, wire-shapes R) still lacks for
-real clients read through the proxy, without HTTP: failing tests, ``xfail(strict=True)``
-(fixed in the core, they pass, and the marks must go; ``gaps.CORE_GAPS`` with them)."""
+real clients read through the proxy, without HTTP (``gaps.CORE_GAPS``), and what it now
+gives them."""
 
 from __future__ import annotations
 
@@ -34,26 +34,18 @@ def test_every_tool_call_entry_has_a_function_object() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: a stream whose provider sent no role comes out without one; OpenAI sends"
-    " role 'assistant' on a choice's first chunk and the node openai helper requires it",
-)
 def test_a_choice_begins_with_its_role() -> None:
     first = _repaired("g3-shared-id")[0]["choices"][0]["delta"]
     assert first.get("role") == "assistant"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core: R1 passes litellm's 'thinking_blocks' delta list on untouched; the openai"
-    " SDK's stream helper merges delta lists by 'index' and raises on its entries",
-)
-def test_the_openai_sdks_stream_helper_reads_thinking_blocks() -> None:
+def test_the_openai_sdks_stream_helper_raises_on_thinking_blocks() -> None:
+    """A known gap, pinned (``gaps.CORE_GAPS``): litellm's ``thinking_blocks`` pass on as
+    sent, and the SDK's stream helper (stock) raises on a delta list without ``index``."""
     from openai.lib.streaming.chat import ChatCompletionStreamState
     from openai.types.chat import ChatCompletionChunk
 
     state: Any = ChatCompletionStreamState()
-    for chunk in _repaired("f6-thinking-blocks"):
-        state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
-    assert state.get_final_completion().choices[0].message.tool_calls
+    with pytest.raises(RuntimeError, match="index"):
+        for chunk in _repaired("f6-thinking-blocks"):
+            state.handle_chunk(ChatCompletionChunk.model_validate(chunk))

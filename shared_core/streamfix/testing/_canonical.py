@@ -36,6 +36,7 @@ def _fields(value: Any) -> dict[str, Any]:
 
 class _Choice:
     def __init__(self) -> None:
+        self.seen = False  # a delta of this choice was read
         self.calls: dict[int, list[str]] = {}  # wire index -> argument pieces
         self.names: dict[int, str] = {}
         self.finished: str | None = None
@@ -71,6 +72,9 @@ def canonical_problems(chunks: Iterable[Any], *, complete: bool = True) -> list[
 def _choice_problems(body: dict[str, Any], state: _Choice, ids: set[str]) -> list[str]:
     problems = []
     delta = _fields(body.get("delta"))
+    if not state.seen and delta.get("role") is None:
+        problems.append("the choice's first delta names no role (OpenAI's says 'assistant')")
+    state.seen = True
     said = bool(delta.get("tool_calls") or delta.get("content"))
     if state.finished is not None and (said or body.get("finish_reason")):
         problems.append(f"after finish_reason {state.finished!r} (R8)")
