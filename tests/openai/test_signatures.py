@@ -22,6 +22,7 @@ import pytest
 from helper import OMIT, feed, new_state, run
 from openai.lib._parsing import parse_chat_completion
 from openai.types.chat import ChatCompletion, ParsedChatCompletion
+from sdk import helper
 from support import chunk
 from support import tc as _tc
 
@@ -213,7 +214,7 @@ def test_client_stream_helper(case: Case, patched: None) -> None:
         base_url="http://gemini.test/v1",
         http_client=httpx.Client(transport=transport),
     )
-    with client.chat.completions.stream(
+    with helper(client)(
         model="gemini", messages=[{"role": "user", "content": "weather and time?"}]
     ) as stream:
         for _ in stream:
