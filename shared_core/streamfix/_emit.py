@@ -19,6 +19,8 @@ clean prefix of one JSON object. It routes nothing itself. What it passes on:
   already passed on (G3, G4) until the end; the arguments after a value completed or
   once they stop being one object's prefix (B4, C5, I1, I3) until the end; a
   ``finish_reason`` until the next chunk shows whether the choice goes on (E2).
+* A choice's first chunk names its role, as OpenAI's does (added where the provider sent
+  none).
 * R8-R10 at :meth:`StreamRepairer.finish`: what was held, settled as the message is; the
   finish reason once, last (``stop`` with calls is ``tool_calls``); then the error, if
   the stream ends in one.
