@@ -55,7 +55,12 @@ def test_a_provider_error_in_a_chunk_ends_the_stream() -> None:
     """What is complete goes out, then litellm's exception for the provider's error,
     carrying what was assembled."""
     wire = _wire()
-    call = to_litellm(chunk(tc(0, "call_a", "get_weather", '{"city": "Paris"}', typed="with id")))
+    call = to_litellm(
+        chunk(
+            tc(0, "call_a", "get_weather", '{"city": "Paris"}', typed="with id"),
+            delta={"role": "assistant"},  # a choice's first chunk names its role, as OpenAI's
+        )
+    )
     assert not wire.take(call, last=False)
     failing = to_litellm(chunk(content="", error={"message": "overloaded", "code": 502}))
     assert wire.take(failing, last=False)
@@ -71,7 +76,7 @@ def test_stock_raising_passes_on_what_is_complete_then_its_exception() -> None:
     """Any exception stock raises mid-stream: its own exception, after the core's
     reading of the stream so far (held chunks passed on), ``assembled`` added to it."""
     wire = _wire()
-    text = to_litellm(chunk(content="Let me"))
+    text = to_litellm(chunk(content="Let me", delta={"role": "assistant"}))
     wire.take(text, last=False)
     raised = litellm.APIConnectionError(message="reset", llm_provider="openai", model="m")
     wire.failed(raised)
