@@ -307,16 +307,3 @@ def _has(module: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(module) is not None
-
-
-def test_install_without_an_openai_key_logs_one_line_for_sgpt(tmp_path: Path) -> None:
-    if not _has("sgpt"):
-        pytest.skip("shell-gpt is not installed")
-    done = _fresh(_INSTALL_ALL, tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == [
-        "WARNING:streamfix:sgpt skipped: shell_gpt needs OPENAI_API_KEY (any value)"
-    ]
-    result = json.loads(done.stdout.splitlines()[-1])
-    assert "sgpt" not in result["done"] and "sgpt" not in result["installed"]
-    assert not (tmp_path / ".config").exists()  # shell_gpt was never imported
