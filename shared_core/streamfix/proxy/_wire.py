@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from .._emit import StreamRepairer
 from .._errors import ProviderStreamError, StreamFixError
+from .._scanner import JsonScanner
 from ..testing._capture import CaptureError, parse_lines, parse_sse
 
 __all__ = ["MAX_EVENT_BYTES", "RepairedStream", "WireError", "error_code"]
@@ -198,7 +199,7 @@ class _OllamaWriter:
     """Repaired chunks (OpenAI chunk dicts, R11) back in Ollama's own form."""
 
     def __init__(self) -> None:
-        self._calls: dict[int, list[Any]] = {}  # wire index -> [id, name, argument text]
+        self._calls: dict[int, _OllamaCall] = {}  # wire index -> the call being written
         self._template: dict[str, Any] = {}
         self._done: dict[str, Any] | None = None
 
@@ -251,27 +252,46 @@ class _OllamaWriter:
         return _dumps(line) + "\n"
 
     def _complete(self, entry: dict[str, Any]) -> dict[str, Any] | None:
-        """The call ``entry`` completes, in Ollama's form, or ``None`` while it grows."""
+        """The call ``entry`` completes, in Ollama's form, or ``None`` while it grows.
+
+        The repaired stream's pieces of one call join into one JSON object (R4); the one
+        scanner says when it is whole, and it is parsed once then."""
         index = entry.get("index", 0)
         function = entry.get("function") or {}
-        call = self._calls.setdefault(index, [entry.get("id"), None, ""])
-        call[1] = function.get("name") or call[1]
-        call[2] += function.get("arguments") or ""
-        text: str = call[2]
-        if not text.rstrip().endswith("}"):
+        call = self._calls.get(index)
+        if call is None:
+            call = self._calls[index] = _OllamaCall(entry.get("id"))
+        call.name = function.get("name") or call.name
+        piece = function.get("arguments") or ""
+        if piece:
+            call.parts.append(piece)
+            call.scanner.advance(piece)
+        if not call.scanner.complete:
             return None
         try:
-            arguments = json.loads(text)
+            arguments = json.loads("".join(call.parts))
         except ValueError:
             return None
         del self._calls[index]
         # ``function.index`` as Ollama writes it; ``index`` too, where the OpenAI-shaped
         # readers of Ollama's stream (litellm's ``ollama_chat/``) look for a call's place
-        out: dict[str, Any] = {"id": call[0], "index": index}
-        out["function"] = {"index": index, "name": call[1], "arguments": arguments}
-        if not call[0]:
+        out: dict[str, Any] = {"id": call.id, "index": index}
+        out["function"] = {"index": index, "name": call.name, "arguments": arguments}
+        if not call.id:
             del out["id"]
         return out
+
+
+class _OllamaCall:
+    """One call being written back in Ollama's form: its id, name, argument pieces."""
+
+    __slots__ = ("id", "name", "parts", "scanner")
+
+    def __init__(self, call_id: Any) -> None:
+        self.id = call_id
+        self.name: Any = None
+        self.parts: list[str] = []
+        self.scanner = JsonScanner()
 
 
 def _delta(chunk: Any) -> dict[str, Any]:
