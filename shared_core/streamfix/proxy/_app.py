@@ -359,26 +359,13 @@ class _Exchange:
     # --- the request body -----------------------------------------------------------------
 
     async def _read_body(self) -> bytes | None:
-        """The whole body (``None``: over the limit)."""
-        parts, size, limit = [], 0, self.app.max_body_bytes
+        """The whole body (``None``: over the limit), read as :meth:`_body_stream` reads it."""
         try:
-            while True:
-                event = await self.receive()
-                if event["type"] == "http.disconnect":
-                    raise _Gone
-                piece = event.get("body", b"")
-                size += len(piece)
-                if size > limit:
-                    return None
-                parts.append(piece)
-                if not event.get("more_body"):
-                    break
+            return b"".join([piece async for piece in self._body_stream()])
+        except _TooLarge:
+            return None
         finally:
             self.body_read.set()
-        body = b"".join(parts)
-        if self.kept is not None:
-            self.kept += body[:65536]
-        return body
 
     async def _body_stream(self) -> AsyncIterator[bytes]:
         """The body as it arrives, for the upstream (:class:`_TooLarge` past the limit)."""
