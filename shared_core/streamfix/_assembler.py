@@ -257,21 +257,30 @@ class ToolCallAssembler:
         block with its last piece, so the next piece belongs to the next block), and
         always for ``redacted_thinking``: such a block arrives whole, one piece each (as
         litellm's own ``stream_chunk_builder`` groups them too). A piece without a
-        ``type`` continues the latest block (and a typed piece one that had none).
+        ``type`` continues the latest block (and a typed piece one that had none). A piece
+        with an integer ``index`` (the repaired stream's: the block's place) joins that
+        block, or starts the next; the index is not a field of the block.
         """
-        kind = piece.get("type")
-        part = state.blocks[-1] if state.blocks else None
-        latest = part.fields.get("type") if part is not None else None
-        if (
-            part is None
-            or kind == "redacted_thinking"
-            or latest == "redacted_thinking"
-            or (kind is not None and latest is not None and kind != latest)
-            or part.fields.get("signature")
-        ):
-            part = ReasoningPart(len(state.blocks), TEXT_FIELDS["thinking_blocks"])
-            state.blocks.append(part)
+        kind, index = piece.get("type"), piece.get("index")
+        blocks = state.blocks
+        part = blocks[-1] if blocks else None
+        if type(index) is int:
+            piece = {key: value for key, value in piece.items() if key != "index"}
+            part = blocks[index] if 0 <= index < len(blocks) else None
+        elif part is not None:
+            latest = part.fields.get("type")
+            if (
+                kind == "redacted_thinking"
+                or latest == "redacted_thinking"
+                or (kind is not None and latest is not None and kind != latest)
+                or part.fields.get("signature")
+            ):
+                part = None
+        if part is None:
+            part = ReasoningPart(len(blocks), TEXT_FIELDS["thinking_blocks"])
+            blocks.append(part)
         part.merge(piece)
+        state.block_of.append(part.position)
         if events is not None:
             events.append(
                 ReasoningDetailDelta("thinking_blocks", part.position, piece, state.number)

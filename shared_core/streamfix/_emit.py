@@ -283,6 +283,8 @@ class StreamRepairer:
             rest = _other_delta_fields(chunk, delta.choice)
             if not mine.named and rest.get("role") is None:
                 rest = {**rest, "role": "assistant"}
+            if _unindexed(delta.thinking_blocks):
+                rest = {**rest, "thinking_blocks": self._indexed(delta)}
         mine.named = True
         specs: list[tuple[dict[str, Any], dict[str, Any] | None]] = []
         if entries or _meaningful(rest):
@@ -327,6 +329,19 @@ class StreamRepairer:
             return body
         return self._rebuild(body, chunk)
 
+    def _indexed(self, delta: ChoiceDelta) -> list[dict[str, Any]]:
+        """F6: the delta's ``thinking_blocks`` pieces, each with its block's place in the
+        message as ``index`` (where it had none), as OpenAI's form carries every list of
+        objects in a delta: a client that merges such lists by ``index`` (the openai SDK's
+        stream helper) raises on pieces without one."""
+        pieces = delta.thinking_blocks or []
+        block_of = self._assembler._choices[delta.choice].block_of
+        places = block_of[len(block_of) - len(pieces) :]
+        return [
+            piece if type(piece.get("index")) is int else {**piece, "index": place}
+            for piece, place in zip(pieces, places, strict=True)
+        ]
+
     def _same(self, chunk: Any, delta: ChoiceDelta, entries: list[dict[str, Any]]) -> bool:
         """R1: whether ``chunk``'s tool-call entries (at most one) are ``entries``."""
         if len(delta.fragments) > 1:
@@ -337,6 +352,8 @@ class StreamRepairer:
         sent = field(_raw_choice(chunk, delta.choice), "finish_reason")
         if delta.finish_reason and sent != delta.finish_reason:
             return False  # H1: "function_call" is "tool_calls"
+        if _unindexed(delta.thinking_blocks):
+            return False  # F6: each piece gets its block's place as ``index``
         if not delta.fragments:
             return not entries
         return self._same_entry(field(raw, "tool_calls"), entries, delta.choice)
@@ -680,6 +697,11 @@ def _null_type(chunk: Any) -> bool:
     return entry.__dict__.get("type", "") is None and "type" in getattr(
         entry, "__pydantic_fields_set__", ()
     )
+
+
+def _unindexed(pieces: list[dict[str, Any]] | None) -> bool:
+    """Whether a piece of ``thinking_blocks`` lacks an ``index`` (litellm sends none)."""
+    return bool(pieces) and any(type(piece.get("index")) is not int for piece in pieces or ())
 
 
 def _carries(delta: ChoiceDelta) -> bool:

@@ -161,7 +161,9 @@ class ChoiceState:
     finish reason, signatures held for calls not yet open (F3) and diagnostics.
 
     Reasoning metadata: ``details`` (F5) with ``detail_at`` (the entry a wire ``index``
-    and ``type`` name now) and ``blocks`` (F6), each in order of first appearance.
+    and ``type`` name now) and ``blocks`` (F6), each in order of first appearance;
+    ``block_of``: the block each piece of ``thinking_blocks`` went to, in the order sent
+    (the repaired stream gives each piece its block's place as ``index``).
 
     E10: ``unroled`` counts the deltas read in full that named no role; ``restart`` is
     set when a role came again after such deltas while calls were unfinished: those calls
@@ -169,6 +171,7 @@ class ChoiceState:
     """
 
     __slots__ = (
+        "block_of",
         "blocks",
         "by_id",
         "by_index",
@@ -198,6 +201,7 @@ class ChoiceState:
         self.details: list[ReasoningPart] = []
         self.detail_at: dict[tuple[object, object], ReasoningPart] = {}
         self.blocks: list[ReasoningPart] = []
+        self.block_of: list[int] = []
         self.unroled = 0
         self.restart: dict[CallState, int] | None = None
 

@@ -195,7 +195,8 @@ R1 = sorted(name for name in COMPLETE if _passes_through(name))
 
 
 def test_r1_scenarios_are_the_openai_form_ones() -> None:
-    assert {"text", "f1-signature", "f5-reasoning-details", "f6-thinking-blocks"} <= set(R1)
+    assert {"text", "f1-signature", "f5-reasoning-details"} <= set(R1)
+    assert "f6-thinking-blocks" not in R1  # each thinking_blocks piece gets an index
     assert not {"b3-same-index", "c1-repeated-names", "a1-one-chunk"} & set(R1)
 
 

@@ -62,14 +62,7 @@ DIRECT_WRONG = {
 }
 
 #: (client, scenario): why the proxy's stream (the core's repaired stream) is not right for
-#: that client. f6: litellm's ``thinking_blocks`` (a field OpenAI never sends) passed on as
-#: sent; the Python SDK's stream helper merges delta lists by ``index`` and raises on them
-#: (giving the pieces an index would make it join their ``type`` strings: no fix in the
-#: stream's form; the Python SDK's users read it through ``streamfix.install("openai")``,
-#: whose helper state reads thinking blocks).
-CORE_GAPS = {
-    ("python_openai", "f6-thinking-blocks"): (
-        "core: R1 passes litellm's 'thinking_blocks' delta list on untouched; the openai"
-        " SDK's stream helper merges delta lists by 'index' and raises on its entries"
-    ),
-}
+#: that client, each pinned as a loss. None today: the Python SDK's stream helper, which
+#: raised on litellm's ``thinking_blocks`` (f6), reads the repaired stream, whose pieces
+#: carry their block's place as ``index``.
+CORE_GAPS: dict[tuple[str, str], str] = {}

@@ -39,13 +39,26 @@ def test_a_choice_begins_with_its_role() -> None:
     assert first.get("role") == "assistant"
 
 
-def test_the_openai_sdks_stream_helper_raises_on_thinking_blocks() -> None:
-    """A known gap, pinned (``gaps.CORE_GAPS``): litellm's ``thinking_blocks`` pass on as
-    sent, and the SDK's stream helper (stock) raises on a delta list without ``index``."""
+def test_the_openai_sdks_stream_helper_reads_thinking_blocks() -> None:
+    """litellm's ``thinking_blocks`` pieces carry no ``index``; the SDK's stream helper
+    (stock) merges a delta's lists of objects by ``index`` and raises without one. The
+    repaired stream gives each piece its block's place: the helper joins the block's text
+    and keeps its signature, as the non-streamed message carries it."""
     from openai.lib.streaming.chat import ChatCompletionStreamState
     from openai.types.chat import ChatCompletionChunk
 
-    state: Any = ChatCompletionStreamState()
+    original = SCENARIOS["f6-thinking-blocks"].chunks
+    stock: Any = ChatCompletionStreamState()
     with pytest.raises(RuntimeError, match="index"):
-        for chunk in _repaired("f6-thinking-blocks"):
-            state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+        for chunk in original:
+            stock.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+    state: Any = ChatCompletionStreamState()
+    for chunk in _repaired("f6-thinking-blocks"):
+        state.handle_chunk(ChatCompletionChunk.model_validate(chunk))
+    message = state.get_final_completion().choices[0].message
+    blocks = [
+        {key: value for key, value in block.items() if key != "index"}
+        for block in (message.model_extra or {})["thinking_blocks"]
+    ]
+    assert blocks == streamfix.assemble(original).thinking_blocks
+    assert [call.function.name for call in message.tool_calls] == ["get_time"]

@@ -85,6 +85,9 @@ def _choice_problems(body: dict[str, Any], state: _Choice, ids: set[str]) -> lis
         problems.append(f"{len(entries)} tool-call entries in one chunk (R5)")
     for entry in entries:
         problems.extend(_entry(_fields(entry), state, ids))
+    blocks = delta.get("thinking_blocks") or []
+    if any(type(_fields(block).get("index")) is not int for block in blocks):
+        problems.append("a thinking_blocks piece without an index (a list of objects, R2)")
     if body.get("finish_reason"):
         state.finished = body["finish_reason"]
     return problems
