@@ -12,6 +12,7 @@ from typing import Any
 
 from . import _errors, _types
 from ._assembler import AssembleOptions, ToolCallAssembler, aassemble, assemble
+from ._dialects import DIALECTS
 from ._emit import Rebuild, StreamRepairer, arepair, repair
 from ._errors import *  # noqa: F403 (the error hierarchy, its __all__)
 from ._registry import install, install_on_import, installed, uninstall
@@ -19,6 +20,7 @@ from ._types import *  # noqa: F403 (the message, calls, events, diagnostics: it
 from ._version import __version__
 
 __all__ = [
+    "DIALECTS",
     "AssembleOptions",
     "Rebuild",
     "StreamRepairer",

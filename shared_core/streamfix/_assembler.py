@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
+from ._dialects import detect, reader_for
 from ._errors import (
     ArgumentsTooLargeError,
     AssemblerClosedError,
@@ -66,7 +67,9 @@ class ToolCallAssembler:
 
     ``tools`` (declared tool names, OpenAI tool dicts, or a mapping of name to schema)
     only resolves ambiguous names (wire-shapes C2). ``max_argument_bytes`` caps the
-    UTF-8 size of one call's arguments.
+    UTF-8 size of one call's arguments. ``dialect``: the stream's wire dialect, one of
+    :data:`~._dialects.DIALECTS` (``chat``, ``responses``, ``anthropic``, ``gemini``,
+    ``bedrock``); by default the first item names it (wire-shapes J-M).
     """
 
     def __init__(
@@ -74,7 +77,10 @@ class ToolCallAssembler:
         tools: Iterable[Any] | Mapping[str, Any] | None = None,
         *,
         max_argument_bytes: int | None = None,
+        dialect: str | None = None,
     ) -> None:
+        self._reader = reader_for(dialect) if dialect is not None else None
+        self.dialect = dialect
         self.tools: frozenset[str] = _tool_names(tools)
         self._no_arguments = _no_argument_tools(tools)
         self.max_argument_bytes = max_argument_bytes
@@ -112,6 +118,7 @@ class ToolCallAssembler:
         choices are not looked at (use :meth:`finish_all` for all of them).
         """
         self._check_open()
+        self._end_dialect()
         self._closed = "finished"
         state = self._choices.get(choice)
         if state is None:
@@ -137,6 +144,7 @@ class ToolCallAssembler:
 
         Raises as :meth:`finish` does for the first choice (by index) that fails."""
         self._check_open()
+        self._end_dialect()
         self._closed = "finished"
         return {number: self._settle(self._choices[number]) for number in sorted(self._choices)}
 
@@ -157,8 +165,10 @@ class ToolCallAssembler:
 
     def _consume(self, chunk: object, events: list[Event] | None) -> None:
         normalized = self._read(chunk)
-        if normalized is None:
-            return
+        if normalized is not None:
+            self._consume_normalized(normalized, events)
+
+    def _consume_normalized(self, normalized: Chunk, events: list[Event] | None) -> None:
         if normalized.usage is not None:
             self._usage = normalized.usage
             if events is not None:
@@ -168,12 +178,24 @@ class ToolCallAssembler:
         for delta in normalized.choices:
             self._consume_choice(normalized, delta, events)
 
+    def _end_dialect(self) -> None:
+        """What the stream's dialect left unsaid at its end (a Gemini call streamed by
+        path whose last part never came: L3), consumed as one more chunk."""
+        last = self._reader.end() if self._reader is not None else None
+        if last is not None:
+            self.normalized = last
+            self._consume_normalized(last, None)
+
     def _read(self, chunk: object) -> Chunk | None:
         """The chunk normalised, problems recorded; ``None`` if unreadable. Kept as
         :attr:`normalized` (the repaired stream reads it)."""
         self.normalized = None
+        if self.dialect is None:  # the stream's first item names its dialect
+            self.dialect = detect(chunk) or "chat"
+            self._reader = reader_for(self.dialect)
+        reader = self._reader
         try:
-            normalized = normalize(chunk)
+            normalized = normalize(chunk) if reader is None else reader.read(chunk)
         except Exception as exc:  # a foreign object never breaks the stream
             self._skip(f"unreadable chunk ({type(exc).__name__}: {exc})"[:500])
             return None
@@ -583,6 +605,8 @@ class AssembleOptions(TypedDict, total=False):
     choice: int
     #: A cap on the UTF-8 size of one call's arguments (:class:`ToolCallAssembler`).
     max_argument_bytes: int | None
+    #: The stream's wire dialect (:class:`ToolCallAssembler`); by default its first item's.
+    dialect: str | None
 
 
 def _quiet(tools: _Tools, options: AssembleOptions) -> ToolCallAssembler:
@@ -590,7 +614,11 @@ def _quiet(tools: _Tools, options: AssembleOptions) -> ToolCallAssembler:
     unknown = options.keys() - AssembleOptions.__optional_keys__
     if unknown:  # as a signature would say it, for callers no type checker reads
         raise TypeError(f"unexpected keyword argument {', '.join(map(repr, sorted(unknown)))}")
-    assembler = ToolCallAssembler(tools, max_argument_bytes=options.get("max_argument_bytes"))
+    assembler = ToolCallAssembler(
+        tools,
+        max_argument_bytes=options.get("max_argument_bytes"),
+        dialect=options.get("dialect"),
+    )
     assembler._quiet = True
     return assembler
 

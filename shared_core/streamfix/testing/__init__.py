@@ -3,7 +3,11 @@ pytest plugin, and what the doctor's drivers share.
 
 - the corpus: :data:`SCENARIOS` / :func:`scenarios` (every wire shape of
   ``docs/wire-shapes.md`` as a :class:`Scenario`: chunks, what they must assemble to, the
-  same response non-streamed), :func:`text_chunks`;
+  same response non-streamed), :func:`text_chunks`; the other wire dialects' corpus
+  (wire-shapes J-M: Responses, Anthropic, Gemini native, Bedrock), kept apart:
+  :data:`DIALECT_SCENARIOS` / :func:`dialect_scenarios`, and the builders that write a
+  response in each (:func:`responses_stream`, :func:`anthropic_stream`,
+  :func:`gemini_stream`, :func:`bedrock_stream`);
 - captures: :func:`read_capture` (JSONL, raw SSE text or Ollama NDJSON; a
   :class:`CaptureError` for anything else), :func:`load_capture` (the same as a
   :class:`Scenario`), :func:`parse_sse` / :func:`parse_lines` (one stream's text);
@@ -36,6 +40,7 @@ from . import (
     _capture,
     _cases,
     _corpus,
+    _dialect_corpus,
     _doctor,
     _drivers,
     _live,
@@ -47,6 +52,7 @@ from ._canonical import *  # noqa: F403
 from ._capture import *  # noqa: F403
 from ._cases import *  # noqa: F403
 from ._corpus import *  # noqa: F403
+from ._dialect_corpus import *  # noqa: F403
 from ._doctor import *  # noqa: F403
 from ._drivers import *  # noqa: F403
 from ._live import *  # noqa: F403
@@ -59,6 +65,7 @@ __all__ += _canonical.__all__
 __all__ += _capture.__all__
 __all__ += _cases.__all__
 __all__ += _corpus.__all__
+__all__ += _dialect_corpus.__all__
 __all__ += _doctor.__all__
 __all__ += _drivers.__all__
 __all__ += _live.__all__
