@@ -1,0 +1,174 @@
+"""``streamfix doctor``'s ``agno`` column: agno's ``OpenAIChat`` on the openai wire.
+
+An ``Agent`` with a ``Function`` of each name the scenario's calls use, on ``OpenAIChat``
+(a real ``openai.OpenAI``), run with ``Agent.run(..., stream=True, stream_events=True)``
+and its events read to the end: the tools run and the next request gets the scenario's
+follow-up text. agno gathers every streamed tool-call entry and builds the calls at the
+end of the stream (``OpenAIChat.parse_tool_calls``: one call per ``index``, a later
+``name`` replacing the earlier one, arguments appended); the calls are those of the
+run's first assistant message (name, arguments, id: what agno runs and sends back), the
+text its content.
+
+agno reports a failed run as a ``RunErrorEvent`` (the error's text and type), never by
+raising: that is the outcome's error. On a shape the wire cannot repair
+(``testing.UNREPAIRABLE``: I3) the wire ends the stream with its ``MalformedToolCallError``,
+whose message is the right assembly; where agno's error event carries that error's text,
+the outcome is that message (what the caller gets, as ``outcome_of`` counts it for the
+frameworks that raise).
+
+agno's streamed calls carry only id, type, name and arguments (no thought signature:
+its non-streamed path keeps the SDK's ``extra_content`` by ``model_dump``, the streamed
+one has no place for it) and its message no reasoning metadata: neither is judged. agno
+is imported when a scenario is driven.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from streamfix import MalformedToolCallError, StreamFixError, repair, testing
+
+from ._served import API_KEY, BASE_URL, http_client, tool_names
+
+__all__ = [
+    "AGNO_DRIVER",
+    "agent",
+    "drive",
+    "first_message",
+    "functions",
+    "outcome",
+    "read",
+    "run_agent",
+]
+
+PROMPT = "What is the weather in Paris, and the time?"
+
+
+def _answer(**arguments: Any) -> str:
+    return "ok"
+
+
+def functions(
+    scenario: testing.Scenario, entrypoint: Callable[..., Any] | None = None
+) -> list[Any]:
+    """agno ``Function`` s named as the scenario's calls, each taking any object (run by
+    ``entrypoint``, by default one answering ``"ok"``)."""
+    tools: Any = importlib.import_module("agno.tools.function")
+    return [
+        tools.Function(
+            name=name,
+            description=name,
+            parameters={"type": "object", "properties": {}},
+            entrypoint=entrypoint or _answer,
+        )
+        for name in tool_names(scenario)
+    ]
+
+
+def agent(scenario: testing.Scenario, **options: Any) -> Any:
+    """An ``Agent`` on ``OpenAIChat`` for the scenario's model with its tools.
+    ``options`` go to ``openai.OpenAI`` (``base_url``, ``http_client``: by default the
+    in-process answer)."""
+    openai: Any = importlib.import_module("openai")
+    agno_agent: Any = importlib.import_module("agno.agent")
+    models: Any = importlib.import_module("agno.models.openai")
+    settings = {"api_key": API_KEY, "base_url": BASE_URL, "max_retries": 0, **options}
+    if "http_client" not in settings and settings["base_url"] == BASE_URL:
+        settings["http_client"] = http_client(scenario)
+    model = models.OpenAIChat(id=scenario.name, client=openai.OpenAI(**settings))
+    return agno_agent.Agent(model=model, tools=functions(scenario), telemetry=False)
+
+
+def run_agent(agent: Any, prompt: str = PROMPT) -> tuple[Any, list[Any]]:
+    """``Agent.run(prompt, stream=True, stream_events=True)`` read to its end: the
+    ``RunOutput`` (``None`` when the run ended in an error event), and the events."""
+    events = list(agent.run(prompt, stream=True, stream_events=True, yield_run_output=True))
+    run = events.pop() if events and type(events[-1]).__name__ == "RunOutput" else None
+    return run, events
+
+
+def first_message(run: Any) -> Any:
+    """The run's first assistant message (the first model response), or ``None``."""
+    messages = getattr(run, "messages", None) or []
+    return next((m for m in messages if m.role == "assistant"), None)
+
+
+def error_event(events: list[Any]) -> Any:
+    """The run's ``RunErrorEvent``, or ``None``."""
+    return next((e for e in events if type(e).__name__ == "RunErrorEvent"), None)
+
+
+def outcome(
+    scenario: testing.Scenario,
+    run: Any,
+    events: list[Any],
+    calls: Callable[[Any], list[tuple[str, Any, Any]]],
+) -> testing.Outcome:
+    """What the user of an agno run got: the error event's text; else the first
+    assistant message's calls (``calls`` of it: ``(name, arguments, id)``) and text."""
+    error = error_event(events)
+    if error is not None:
+        return _error_outcome(scenario, error)
+    message = first_message(run)
+    if message is None:
+        return testing.Outcome(error="no model response")
+    got = tuple((name, arguments) for name, arguments, _ in calls(message))
+    return testing.Outcome(got, message.content or "")
+
+
+def message_calls(message: Any) -> list[tuple[str, Any, Any]]:
+    """An agno assistant message's calls: name, parsed arguments, id."""
+    return [
+        (
+            call["function"]["name"],
+            testing.parse_arguments(call["function"]["arguments"]),
+            call.get("id"),
+        )
+        for call in message.tool_calls or []
+    ]
+
+
+def read(scenario: testing.Scenario, result: tuple[Any, list[Any]]) -> testing.Outcome:
+    """:func:`outcome` of one run."""
+    run, events = result
+    return outcome(scenario, run, events, message_calls)
+
+
+def _error_outcome(scenario: testing.Scenario, event: Any) -> testing.Outcome:
+    text = f"{event.error_type or 'error'}: {event.content}"
+    if scenario.shape in testing.UNREPAIRABLE:
+        wire = _wire_error(scenario)
+        if isinstance(wire, MalformedToolCallError) and wire.message is not None:
+            if str(wire) in (event.content or ""):  # the wire's documented end
+                message = wire.message
+                calls = tuple((call.name, call.parsed) for call in message.tool_calls)
+                return testing.Outcome(calls, message.content or "")
+    return testing.Outcome(error=text)
+
+
+def _wire_error(scenario: testing.Scenario) -> StreamFixError | None:
+    """The error the wire ends the scenario's stream with (``None`` when it ends well)."""
+    try:
+        for _ in repair(testing.fresh_chunks(scenario)):
+            pass
+    except StreamFixError as error:
+        return error
+    return None
+
+
+def drive(scenario: testing.Scenario) -> testing.Outcome:
+    """The scenario through ``Agent.run(stream=True)`` on ``OpenAIChat``."""
+    return testing.run_case(lambda: run_agent(agent(scenario)), lambda r: read(scenario, r))
+
+
+AGNO_DRIVER = testing.Driver(
+    "openai",
+    "agno",
+    "openai",
+    "agno",
+    drive,
+    "Agent.run(stream=True) on OpenAIChat, the first assistant message (openai wire)",
+)
+"""The ``agno`` column (the ``openai`` patch: the wire)."""
