@@ -140,11 +140,14 @@ def _error_outcome(scenario: testing.Scenario, event: Any) -> testing.Outcome:
     text = f"{event.error_type or 'error'}: {event.content}"
     if scenario.shape in testing.UNREPAIRABLE:
         wire = _wire_error(scenario)
-        if isinstance(wire, MalformedToolCallError) and wire.message is not None:
-            if str(wire) in (event.content or ""):  # the wire's documented end
-                message = wire.message
-                calls = tuple((call.name, call.parsed) for call in message.tool_calls)
-                return testing.Outcome(calls, message.content or "")
+        if (
+            isinstance(wire, MalformedToolCallError)
+            and wire.message is not None
+            and str(wire) in (event.content or "")  # the wire's documented end
+        ):
+            message = wire.message
+            calls = tuple((call.name, call.parsed) for call in message.tool_calls)
+            return testing.Outcome(calls, message.content or "")
     return testing.Outcome(error=text)
 
 
