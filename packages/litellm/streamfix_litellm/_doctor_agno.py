@@ -125,7 +125,10 @@ def read(scenario: testing.Scenario, result: tuple[Any, list[Any]]) -> testing.O
     if message is None:
         return testing.Outcome(error="no model response")
     calls = tuple(
-        (call["function"]["name"], testing.parse_arguments(call["function"]["arguments"]))
+        (
+            (call.get("function") or {}).get("name") or "",
+            testing.parse_arguments((call.get("function") or {}).get("arguments")),
+        )
         for call in message.tool_calls or []
     )
     return testing.Outcome(calls, message.content or "")

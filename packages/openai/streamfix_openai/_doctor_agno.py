@@ -67,17 +67,23 @@ def functions(
     ]
 
 
-def agent(scenario: testing.Scenario, **options: Any) -> Any:
-    """An ``Agent`` on ``OpenAIChat`` for the scenario's model with its tools.
-    ``options`` go to ``openai.OpenAI`` (``base_url``, ``http_client``: by default the
-    in-process answer)."""
-    openai: Any = importlib.import_module("openai")
+def agent(scenario: testing.Scenario, base_url: str | None = None) -> Any:
+    """An ``Agent`` on ``OpenAIChat`` for the scenario's model with its tools: against
+    ``base_url`` (the replay server: agno builds its own clients, as a user's agent
+    does) when given, else on ``openai.OpenAI`` / ``AsyncOpenAI`` answered in-process."""
     agno_agent: Any = importlib.import_module("agno.agent")
     models: Any = importlib.import_module("agno.models.openai")
-    settings = {"api_key": API_KEY, "base_url": BASE_URL, "max_retries": 0, **options}
-    if "http_client" not in settings and settings["base_url"] == BASE_URL:
-        settings["http_client"] = http_client(scenario)
-    model = models.OpenAIChat(id=scenario.name, client=openai.OpenAI(**settings))
+    settings: dict[str, Any] = {"id": scenario.name, "api_key": API_KEY, "max_retries": 0}
+    if base_url is not None:
+        settings["base_url"] = base_url
+    else:
+        openai: Any = importlib.import_module("openai")
+        served = {"api_key": API_KEY, "base_url": BASE_URL, "max_retries": 0}
+        settings["client"] = openai.OpenAI(**served, http_client=http_client(scenario))
+        settings["async_client"] = openai.AsyncOpenAI(
+            **served, http_client=http_client(scenario, asynchronous=True)
+        )
+    model = models.OpenAIChat(**settings)
     return agno_agent.Agent(model=model, tools=functions(scenario), telemetry=False)
 
 
@@ -120,14 +126,12 @@ def outcome(
 
 def message_calls(message: Any) -> list[tuple[str, Any, Any]]:
     """An agno assistant message's calls: name, parsed arguments, id."""
-    return [
-        (
-            call["function"]["name"],
-            testing.parse_arguments(call["function"]["arguments"]),
-            call.get("id"),
-        )
-        for call in message.tool_calls or []
-    ]
+    calls = []
+    for call in message.tool_calls or []:
+        function = call.get("function") or {}  # an index agno never got a call for: {}
+        arguments = testing.parse_arguments(function.get("arguments"))
+        calls.append((function.get("name") or "", arguments, call.get("id")))
+    return calls
 
 
 def read(scenario: testing.Scenario, result: tuple[Any, list[Any]]) -> testing.Outcome:
