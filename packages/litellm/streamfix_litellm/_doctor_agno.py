@@ -43,6 +43,7 @@ def _tool_names(scenario: testing.Scenario) -> list[str]:
     calls = [*scenario.calls, *scenario.partial_calls]
     names = dict.fromkeys(call["name"] for call in calls)
     if not calls:
+        message: Any
         try:
             message = assemble(scenario.chunks)
         except StreamFixError as error:
