@@ -218,7 +218,7 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "patches = {name: DRIVERS[name].name for name in DRIVERS}\n"
         "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
         " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
-        " 'agno': 'openai', 'agno-litellm': 'litellm'}\n"
+        " 'agno-litellm': 'litellm'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -13,13 +13,11 @@ from typing import Any
 
 from streamfix import testing
 
-from ._doctor_agno import AGNO_DRIVER
 from ._doctor_langchain import LANGCHAIN_DRIVER
 from ._doctor_openai_agents import OPENAI_AGENTS_DRIVER
 from ._doctor_pydantic_ai import PYDANTIC_AI_DRIVER
 
 __all__ = [
-    "AGNO_DRIVER",
     "DRIVER",
     "LANGCHAIN_DRIVER",
     "OPENAI_AGENTS_DRIVER",

@@ -38,6 +38,5 @@ SHIM = Shim(
         "langchain": "LANGCHAIN_DRIVER",
         "pydantic-ai": "PYDANTIC_AI_DRIVER",
         "openai-agents": "OPENAI_AGENTS_DRIVER",
-        "agno": "AGNO_DRIVER",
     },
 )

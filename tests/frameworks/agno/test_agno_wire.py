@@ -1,6 +1,7 @@
 """agno's ``Agent(..., stream=True)`` over real HTTP (the replay server), on both of its
-paths: ``OpenAIChat`` (the openai SDK's stream: the openai wire) and ``LiteLLM``
-(``openai/<scenario>`` through litellm's ``CustomStreamWrapper``: the litellm wire).
+paths: ``OpenAIChat`` (the openai SDK's stream: the openai wire and the ``agno`` shim)
+and ``LiteLLM`` (``openai/<scenario>`` through litellm's ``CustomStreamWrapper``: the
+litellm wire).
 ``Agent.run(stream=True, stream_events=True)`` read to its end: the first assistant
 message's calls (name, arguments, id) and text, the run's events (``RunContent`` text
 deltas, ``ToolCallStarted`` / ``ToolCallCompleted`` with the tool's name, arguments, id
@@ -15,6 +16,12 @@ reports invalid arguments); ``LiteLLM`` wraps arguments that are not one JSON ob
 ``{"text": ...}`` (``{"value": ...}`` for another JSON value) and runs the tool with
 that. agno never raises from a run: a failure is a ``RunErrorEvent`` (its text, its
 type), the wire's error text in it once patched.
+
+``OpenAIChat``'s streamed calls keep only id, type, name and arguments, while its
+non-streamed path keeps the SDK's whole call: a Gemini thought signature
+(``extra_content``) survives the one and is dropped by the other, on the repaired wire
+too (which carries it, R7): the ``agno`` shim keeps it (:data:`WIRE_ALONE_LOSSES`).
+agno's ``LiteLLM`` drops it streamed and non-streamed alike: not judged there.
 
 agno's own tests (its sdist ships none; upstream ``libs/agno/tests/unit/models/
 openai/test_parse_tool_calls.py`` and ``test_parse_tool_calls_name.py``) pin: a name
@@ -45,17 +52,18 @@ from conftest import (
 from support import shim_fixture
 
 import streamfix
+import streamfix_agno
 import streamfix_litellm
 import streamfix_openai
 from streamfix import testing
 from streamfix.testing import ReplayServer
+from streamfix_agno import _doctor as driver
 from streamfix_litellm import _doctor_agno as litellm_driver
-from streamfix_openai import _doctor_agno as driver
 
 agno = pytest.importorskip("agno")
 pytest.importorskip("agno.models.litellm")
 
-_stock_litellm = shim_fixture("litellm", autouse=True, name="_stock_litellm")
+_stock_others = shim_fixture("agno", "litellm", autouse=True, name="_stock_others")
 
 #: What stock agno loses on the corpus, by path (the doctor's ``agno`` and
 #: ``agno-litellm`` columns).
@@ -68,6 +76,9 @@ STOCK_LOSSES = {
         "i1-double-encoded": "arguments a JSON string, not the object",
         "i3-restarted": "restarted arguments glued: invalid JSON handed on",
         "e4-truncated": "the cut arguments handed on as a call",
+        "a1-signature": "the thought signatures dropped (kept non-streamed)",
+        "f1-signature": "the thought signatures dropped (kept non-streamed)",
+        "f2-late-signature": "the thought signatures dropped (kept non-streamed)",
     },
     "litellm": {
         "b2-same-index": "the last name wins, the glued arguments run as {'text': ...}",
@@ -87,8 +98,15 @@ STOCK_ID_LOSSES = {
         " agno makes one up, the provider's id is lost",
     },
 }
+#: What ``OpenAIChat`` still loses on the repaired wire alone (OpenAI's own form).
+WIRE_ALONE_LOSSES = {
+    "a1-signature": "the thought signatures dropped",
+    "f1-signature": "the thought signatures dropped",
+    "f2-late-signature": "the thought signature dropped",
+}
 PATHS = sorted(STOCK_LOSSES)
 COLUMNS = {"openai": "agno", "litellm": "agno-litellm"}
+PATCHES = {"openai": "agno", "litellm": "litellm"}
 
 #: Upstream agno's unit tests of ``parse_tool_calls`` and the corpus scenario that pins
 #: the same behaviour here through the real stream: stock gets each right, patched the
@@ -148,7 +166,13 @@ def _run(server: ReplayServer, path: str, name: str) -> tuple[Got, Ran | None]:
 
 
 def _install(path: str) -> None:
-    (streamfix_openai if path == "openai" else streamfix_litellm).install()
+    """What a user installs for the path: the openai wire and the agno shim, or the
+    litellm wire."""
+    if path == "openai":
+        streamfix_openai.install()
+        streamfix_agno.install()
+    else:
+        streamfix_litellm.install()
 
 
 def _wire_error_text(scenario: testing.Scenario) -> str:
@@ -384,6 +408,82 @@ def test_patched_arun(streamfix_server: ReplayServer, path: str) -> None:
     ]
 
 
+@pytest.mark.stock_failure
+@pytest.mark.parametrize("name", sorted(WIRE_ALONE_LOSSES))
+def test_the_wire_alone_is_not_enough(streamfix_server: ReplayServer, name: str) -> None:
+    """On the repaired wire without the shim, ``OpenAIChat``'s calls are right but lose
+    their thought signatures; with the shim (:func:`test_patched_right`) they keep them."""
+    streamfix_openai.install()
+    got, _ = _run(streamfix_server, "openai", name)
+    assert got.named == [(c["name"], c["arguments"]) for c in OPENAI[name].calls]
+    assert got.outcome is not None and not any(got.outcome.signatures or ())
+    assert_lost(OPENAI[name], got)
+
+
+def _sent_back(server: ReplayServer, scenario: testing.Scenario) -> list[Any]:
+    """The assistant calls the follow-up request sent back for the scenario."""
+    requests = [r for r in server.requests if r.get("model") == scenario.name]
+    for message in requests[-1].get("messages") or []:
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            return list(message["tool_calls"])
+    return []
+
+
+@pytest.mark.parametrize("name", ["a1-signature", "f1-signature", "f2-late-signature"])
+def test_signatures_kept_and_sent_back(streamfix_server: ReplayServer, name: str) -> None:
+    """Patched, each call's thought signature in its ``extra_content`` (where agno's
+    non-streamed path keeps it), and sent back on the next request, as non-streamed."""
+    scenario = OPENAI[name]
+    _install("openai")
+    _, ran = _run(streamfix_server, "openai", name)
+    assert ran is not None
+    message = driver.first_message(ran.run)
+    assert tuple(driver.signature(call) for call in message.tool_calls) == scenario.signatures
+    streamed_back = _sent_back(streamfix_server, scenario)
+    assert [driver.signature(call) for call in streamed_back] == list(scenario.signatures)
+    plain = driver.agent(scenario, streamfix_server.openai_base_url)
+    plain.run(driver.PROMPT, stream=False)
+    assert streamed_back == _sent_back(streamfix_server, scenario)  # the non-streamed one
+
+
+def _sdk_entries(name: str) -> list[Any]:
+    """The scenario's repaired stream's tool-call entries as the SDK's objects, in
+    order (what agno gathers)."""
+    from openai.types.chat import ChatCompletionChunk
+
+    bodies = [ChatCompletionChunk.construct(**c) for c in testing.fresh_chunks(OPENAI[name])]
+    try:
+        repaired = list(streamfix.repair(bodies))
+    except streamfix.StreamFixError:
+        return []
+    chunks = [ChatCompletionChunk.model_validate(c.model_dump()) for c in repaired]
+    return [e for c in chunks if c.choices for e in c.choices[0].delta.tool_calls or ()]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n for n in NAMES if not OPENAI[n].signatures or not any(OPENAI[n].signatures)],
+)
+def test_fixed_parse_tool_calls_is_agnos_without_signatures(name: str) -> None:
+    """Where no entry carries ``extra_content``: agno's own calls, key for key."""
+    from agno.models.openai.chat import OpenAIChat
+
+    entries = _sdk_entries(name)
+    assert streamfix_agno.parse_tool_calls(entries) == OpenAIChat.parse_tool_calls(entries)
+
+
+def test_install_replaces_parse_tool_calls_and_uninstall_restores_it() -> None:
+    from agno.models.openai import OpenAILike
+    from agno.models.openai.chat import OpenAIChat
+
+    original = OpenAIChat.__dict__["parse_tool_calls"]
+    streamfix_agno.install()
+    assert OpenAIChat.parse_tool_calls is streamfix_agno.parse_tool_calls
+    assert OpenAILike.parse_tool_calls is streamfix_agno.parse_tool_calls
+    streamfix_agno.uninstall()
+    assert OpenAIChat.__dict__["parse_tool_calls"] is original
+
+
 def _column(column: str) -> Callable[[], None]:
     def check() -> None:
         cells = [
@@ -400,9 +500,10 @@ def _column(column: str) -> Callable[[], None]:
 
 @pytest.mark.parametrize("path", PATHS)
 def test_doctor_column(path: str) -> None:
-    """``streamfix doctor``'s ``agno`` (the openai wire) and ``agno-litellm`` (the
-    litellm wire) columns: 0 failing patched cells, stock losing exactly
-    :data:`STOCK_LOSSES`."""
+    """``streamfix doctor``'s ``agno`` (the openai wire and the agno shim) and
+    ``agno-litellm`` (the litellm wire) columns: 0 failing patched cells, stock losing
+    exactly :data:`STOCK_LOSSES`."""
     column = COLUMNS[path]
-    assert testing.DRIVERS[column].name == path
+    assert testing.DRIVERS[column].name == PATCHES[path]
     _column(column)()
+    assert "openai" not in streamfix.installed()  # the agno driver's wire is undone after

@@ -6,34 +6,34 @@ and its events read to the end: the tools run and the next request gets the scen
 follow-up text. agno gathers every streamed tool-call entry and builds the calls at the
 end of the stream (``OpenAIChat.parse_tool_calls``: one call per ``index``, a later
 ``name`` replacing the earlier one, arguments appended); the calls are those of the
-run's first assistant message (name, arguments, id: what agno runs and sends back), the
-text its content.
+run's first assistant message (name, arguments, id, and the thought signature in
+``extra_content``, where agno's non-streamed path keeps it: what agno runs and sends
+back), the text its content. Patched is what a user installs: the openai wire and this
+shim (``streamfix.install("openai", "agno")``): the driver installs the wire for a run
+whenever this patch is installed. The client is a real ``openai.OpenAI`` whose transport
+answers in-process as the replay server does.
 
 agno reports a failed run as a ``RunErrorEvent`` (the error's text and type), never by
 raising: that is the outcome's error. On a shape the wire cannot repair
 (``testing.UNREPAIRABLE``: I3) the wire ends the stream with its ``MalformedToolCallError``,
 whose message is the right assembly; where agno's error event carries that error's text,
-the outcome is that message (what the caller gets, as ``outcome_of`` counts it for the
-frameworks that raise).
-
-agno's streamed calls carry only id, type, name and arguments (no thought signature:
-its non-streamed path keeps the SDK's ``extra_content`` by ``model_dump``, the streamed
-one has no place for it) and its message no reasoning metadata: neither is judged. agno
-is imported when a scenario is driven.
+the outcome is that message (what the caller gets, as the doctor counts it for the
+frameworks that raise). agno's message keeps no reasoning metadata: not judged. agno is
+imported when a scenario is driven.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable
 from typing import Any
 
-from streamfix import MalformedToolCallError, StreamFixError, repair, testing
-
-from ._served import API_KEY, BASE_URL, http_client, tool_names
+import streamfix
+from streamfix import MalformedToolCallError, StreamFixError, assemble, repair, testing
 
 __all__ = [
-    "AGNO_DRIVER",
+    "DRIVER",
     "agent",
     "drive",
     "first_message",
@@ -43,7 +43,51 @@ __all__ = [
     "run_agent",
 ]
 
+BASE_URL = "http://streamfix.test/v1"
+API_KEY = "sk-streamfix-doctor"
 PROMPT = "What is the weather in Paris, and the time?"
+
+
+def tool_names(scenario: testing.Scenario) -> list[str]:
+    """The names the scenario's calls use (for a capture, those of the core's assembly)."""
+    calls = [*scenario.calls, *scenario.partial_calls]
+    names = dict.fromkeys(call["name"] for call in calls)
+    if not calls:
+        message: Any
+        try:
+            message = assemble(scenario.chunks)
+        except StreamFixError as error:
+            message = error.message
+        names.update(dict.fromkeys(call.name for call in getattr(message, "tool_calls", ())))
+    return [name for name in names if name]
+
+
+def _http() -> Any:
+    base: Any = importlib.import_module("openai._base_client")
+    return getattr(base, "httpx2", None) or base.httpx
+
+
+def _served(scenario: testing.Scenario, request: Any) -> Any:
+    http = _http()
+    body = json.loads(request.content or b"{}")
+    messages = body.get("messages") or []
+    if any(isinstance(m, dict) and m.get("role") == "tool" for m in messages):
+        chunks: Any = testing.text_chunks(scenario.follow_up, "openai")
+    else:
+        chunks = testing.fresh_chunks(scenario)
+    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
+    content = "".join([*events, "data: [DONE]\n\n"]).encode()
+    return http.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+
+
+def http_client(scenario: testing.Scenario, *, asynchronous: bool = False) -> Any:
+    """An HTTP client of the SDK's own library answering every request with the
+    scenario."""
+    http = _http()
+    transport = http.MockTransport(lambda request: _served(scenario, request))
+    return (
+        http.AsyncClient(transport=transport) if asynchronous else http.Client(transport=transport)
+    )
 
 
 def _answer(**arguments: Any) -> str:
@@ -121,7 +165,15 @@ def outcome(
     if message is None:
         return testing.Outcome(error="no model response")
     got = tuple((name, arguments) for name, arguments, _ in calls(message))
-    return testing.Outcome(got, message.content or "")
+    signed = tuple(bool(signature(call)) for call in message.tool_calls or [])
+    return testing.Outcome(got, message.content or "", signatures=signed)
+
+
+def signature(call: Any) -> Any:
+    """A call's thought signature where agno keeps it (``extra_content``, as its
+    non-streamed path does), or ``None``."""
+    extra = (call.get("extra_content") if isinstance(call, dict) else None) or {}
+    return (extra.get("google") or {}).get("thought_signature")
 
 
 def message_calls(message: Any) -> list[tuple[str, Any, Any]]:
@@ -166,16 +218,25 @@ def _wire_error(scenario: testing.Scenario) -> StreamFixError | None:
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:
-    """The scenario through ``Agent.run(stream=True)`` on ``OpenAIChat``."""
-    return testing.run_case(lambda: run_agent(agent(scenario)), lambda r: read(scenario, r))
+    """The scenario through ``Agent.run(stream=True)`` on ``OpenAIChat``; with this
+    patch installed, on the repaired wire."""
+    installed = streamfix.installed()
+    wire = "agno" in installed and "openai" not in installed
+    if wire:
+        streamfix.install("openai")
+    try:
+        return testing.run_case(lambda: run_agent(agent(scenario)), lambda r: read(scenario, r))
+    finally:
+        if wire:
+            streamfix.uninstall("openai")
 
 
-AGNO_DRIVER = testing.Driver(
-    "openai",
+DRIVER = testing.Driver(
+    "agno",
     "agno",
     "openai",
     "agno",
     drive,
     "Agent.run(stream=True) on OpenAIChat, the first assistant message (openai wire)",
 )
-"""The ``agno`` column (the ``openai`` patch: the wire)."""
+"""What ``streamfix doctor`` runs for agno (the ``DOCTOR`` of its patch: with the wire)."""
