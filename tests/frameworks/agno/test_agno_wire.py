@@ -507,3 +507,23 @@ def test_doctor_column(path: str) -> None:
     assert testing.DRIVERS[column].name == PATCHES[path]
     _column(column)()
     assert "openai" not in streamfix.installed()  # the agno driver's wire is undone after
+
+
+@pytest.mark.parametrize("column", sorted(COLUMNS.values()))
+def test_replay_cli(column: str, tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``streamfix replay FILE --framework agno`` (and ``agno-litellm``) on a capture of
+    B2: stock the last name wins, patched both calls."""
+    import json
+
+    from support.cli import cli
+
+    scenario = OPENAI["b2-same-index"]
+    path = tmp_path / "b2.jsonl"
+    path.write_text("".join(json.dumps(chunk) + "\n" for chunk in scenario.chunks))
+    code, out, _ = cli(capsys, "replay", str(path), "--json", "--framework", column)
+    info = json.loads(out)["frameworks"][column]
+    assert code == 0
+    patched = [(c["name"], c["arguments"]) for c in info["patched"]["calls"]]
+    assert patched == [(c["name"], c["arguments"]) for c in scenario.calls]
+    assert [c["name"] for c in info["stock"]["calls"]] == ["get_time"]
+    assert "openai" not in streamfix.installed() and "litellm" not in streamfix.installed()

@@ -434,3 +434,21 @@ def test_doctor_column() -> None:
     assert lost == set(STOCK_LOSSES)
     assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
     assert "openai" not in streamfix.installed()  # the driver's wire is undone after
+
+
+def test_replay_cli(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``streamfix replay FILE --framework haystack`` on a capture of B2: stock no call
+    (both deleted), patched both."""
+    import json
+
+    from support.cli import cli
+
+    scenario = OPENAI["b2-same-index"]
+    path = tmp_path / "b2.jsonl"
+    path.write_text("".join(json.dumps(chunk) + "\n" for chunk in scenario.chunks))
+    code, out, _ = cli(capsys, "replay", str(path), "--json", "--framework", "haystack")
+    info = json.loads(out)["frameworks"]["haystack"]
+    assert code == 0
+    patched = [(c["name"], c["arguments"]) for c in info["patched"]["calls"]]
+    assert patched == [(c["name"], c["arguments"]) for c in scenario.calls]
+    assert info["stock"]["calls"] == []
