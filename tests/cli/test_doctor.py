@@ -95,14 +95,26 @@ def test_piped_the_matrix_is_one_line_per_cell_never_cut(
     assert "0 failing patched" in out
 
 
-@pytest.mark.parametrize(("columns", "table"), [(200, True), (60, False)])
+def _table_width(report: Report) -> int:
+    """The width the doctor's table needs (a column per framework, installed or not)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    from streamfix.cli._main import _doctor_table
+
+    console = Console(width=1_000_000)
+    return int(Measurement.get(console, console.options, _doctor_table(report)).maximum)
+
+
+@pytest.mark.parametrize(("columns", "table"), [(None, True), (60, False)])
 def test_a_terminal_gets_the_table_only_where_it_fits(
-    columns: int,
+    columns: int | None,
     table: bool,
     report: Report,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    columns = columns or _table_width(report)  # None: just as wide as the table
     monkeypatch.setattr("streamfix.cli._main.run_doctor", lambda frameworks: report)
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich takes stdout for a terminal
     monkeypatch.setenv("COLUMNS", str(columns))
