@@ -7,6 +7,9 @@ alone, while its non-streamed path keeps the SDK's whole call: a Gemini thought 
 and Gemini rejects the next request. ``streamfix.install("openai", "agno")`` repairs the
 stream (every call apart, named once, its arguments whole: what the wire alone fixes)
 and puts each entry's ``extra_content`` back on its call (:func:`parse_tool_calls`).
+Without patching, a subclass of ``OpenAIChat`` can take it as its own
+``parse_tool_calls = staticmethod(streamfix_agno.parse_tool_calls)`` (it calls agno's,
+found on ``OpenAIChat``).
 """
 
 from __future__ import annotations

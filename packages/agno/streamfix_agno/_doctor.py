@@ -36,11 +36,16 @@ __all__ = [
     "DRIVER",
     "agent",
     "drive",
+    "error_event",
     "first_message",
     "functions",
+    "http_client",
+    "message_calls",
     "outcome",
     "read",
     "run_agent",
+    "signature",
+    "tool_names",
 ]
 
 BASE_URL = "http://streamfix.test/v1"
