@@ -95,14 +95,26 @@ def test_piped_the_matrix_is_one_line_per_cell_never_cut(
     assert "0 failing patched" in out
 
 
-@pytest.mark.parametrize(("columns", "table"), [(200, True), (60, False)])
+def _table_width(report: Report) -> int:
+    """The width the doctor's table needs (a column per framework, installed or not)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    from streamfix.cli._main import _doctor_table
+
+    console = Console(width=1_000_000)
+    return int(Measurement.get(console, console.options, _doctor_table(report)).maximum)
+
+
+@pytest.mark.parametrize(("columns", "table"), [(None, True), (60, False)])
 def test_a_terminal_gets_the_table_only_where_it_fits(
-    columns: int,
+    columns: int | None,
     table: bool,
     report: Report,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    columns = columns or _table_width(report)  # None: just as wide as the table
     monkeypatch.setattr("streamfix.cli._main.run_doctor", lambda frameworks: report)
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich takes stdout for a terminal
     monkeypatch.setenv("COLUMNS", str(columns))
@@ -208,8 +220,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
-        " 'litellm-openai', 'openai', 'langchain', 'pydantic-ai', 'openai-agents',"
-        " 'llama_index']\n"
+        " 'litellm-openai', 'agno-litellm', 'openai', 'langchain', 'pydantic-ai',"
+        " 'openai-agents', 'agno', 'haystack', 'llama_index']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
@@ -217,7 +229,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "assert DRIVERS['litellm-openai'].dialect == 'openai'\n"
         "patches = {name: DRIVERS[name].name for name in DRIVERS}\n"
         "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
-        " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai'}\n"
+        " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
+        " 'agno-litellm': 'litellm'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -16,7 +16,9 @@ from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "OPENAI_DRIVER", "drive", "drive_builder", "live"]
+from ._doctor_agno import AGNO_DRIVER
+
+__all__ = ["AGNO_DRIVER", "DRIVER", "OPENAI_DRIVER", "drive", "drive_builder", "live"]
 
 
 def _litellm() -> Any:
