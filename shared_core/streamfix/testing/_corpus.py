@@ -22,7 +22,9 @@ from typing import Any, Literal
 
 __all__ = ["OOM_TEXT", "SCENARIOS", "Dialect", "Scenario", "scenarios", "text_chunks"]
 
-Dialect = Literal["openai", "ollama"]
+#: The dialect a scenario streams in: the chat dialects (the main corpus), then the other
+#: wire dialects (wire-shapes J-M, :mod:`._dialect_corpus`).
+Dialect = Literal["openai", "ollama", "responses", "anthropic", "gemini", "bedrock"]
 
 _CREATED = 1_700_000_000
 _OLLAMA_AT = "2025-01-01T00:00:00.000000Z"

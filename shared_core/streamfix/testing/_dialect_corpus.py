@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._corpus import Scenario
+from ._corpus import Dialect, Scenario
 
 __all__ = [
     "DIALECT_SCENARIOS",
@@ -367,10 +367,10 @@ SEARCH: _Call = {
 _SIGNATURE = "RXJVQkNrWUlCUmdDSWtCemFXZHVaV1E="
 
 
-def _scenario(name: str, shape: str, description: str, dialect: str, **fields: Any) -> Scenario:
+def _scenario(name: str, shape: str, description: str, dialect: Dialect, **fields: Any) -> Scenario:
     fields["chunks"] = tuple(fields["chunks"])
     fields["calls"] = tuple(fields.get("calls", ()))
-    return Scenario(name, shape, description, dialect, **fields)  # type: ignore[arg-type]
+    return Scenario(name, shape, description, dialect, **fields)
 
 
 def _with_ids(calls: Sequence[_Call], prefix: str) -> list[_Call]:

@@ -8,6 +8,13 @@
 - ``POST /api/chat`` (Ollama): one NDJSON object per line (Ollama streams unless
   ``"stream": false``), or the one non-streamed object.
 - ``GET /v1/models`` and ``GET /api/tags``: the scenario names.
+- The other dialects' streaming endpoints (wire-shapes J-M), each serving the scenarios
+  of its dialect (:data:`~streamfix.testing.DIALECT_SCENARIOS`) as its provider frames
+  them, streamed only: ``POST /v1/responses`` (OpenAI Responses: ``event:`` and
+  ``data:`` lines, no ``[DONE]``), ``POST /v1/messages`` (Anthropic: the same framing),
+  ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini: ``data:``
+  lines; the scenario is the path's model). Bedrock's ConverseStream (AWS's binary event
+  stream) is not served.
 
 The model may also name a scripted multi-round loop (:data:`~streamfix.testing.ROUNDS`,
 ``"rounds-ollama"``...): then the answer is the script's round ``N`` (one more than the
@@ -38,6 +45,7 @@ from .._errors import StreamFixError
 from ._asgi import BackgroundServer, Message, Receive, Send, lifespan, read_json, send_json
 from ._capture import CAPTURE_NAME, read_capture
 from ._corpus import SCENARIOS, Dialect, Scenario, text_chunks
+from ._dialect_corpus import DIALECT_SCENARIOS
 from ._rounds import ROUNDS, RoundMismatch, Rounds
 
 __all__ = ["ReplayApp", "ReplayServer"]
@@ -65,6 +73,13 @@ class ReplayApp:
             await self._chat(receive, send, path, "openai")
         elif method == "POST" and path == "/api/chat":
             await self._chat(receive, send, path, "ollama")
+        elif method == "POST" and path in ("/v1/responses", "/responses"):
+            await self._dialect(receive, send, path, "responses", None)
+        elif method == "POST" and path in ("/v1/messages", "/messages"):
+            await self._dialect(receive, send, path, "anthropic", None)
+        elif method == "POST" and path.endswith(":streamGenerateContent"):
+            model = path.rsplit("/", 1)[-1].split(":", 1)[0]
+            await self._dialect(receive, send, path, "gemini", model)
         else:
             message = f"no route {method} {scope['path']}"
             await send_json(send, 404, {"error": {"message": message}})
@@ -88,6 +103,36 @@ class ReplayApp:
             await send_json(send, 404, {"error": {"message": message}})
             return
         await _answer(send, _turn(scenario, body), dialect, _streamed(body, dialect))
+
+    async def _dialect(
+        self, receive: Receive, send: Send, path: str, dialect: str, model: str | None
+    ) -> None:
+        """A streaming request of another dialect: its scenario, framed as its provider
+        frames it."""
+        try:
+            body = await read_json(receive)
+        except ValueError as error:
+            await send_json(send, 400, {"error": {"message": str(error)}})
+            return
+        self.requests.append({"path": path, **body})
+        name = (model or str(body.get("model", ""))).rsplit("/", 1)[-1]
+        scenario = DIALECT_SCENARIOS.get(name)
+        if scenario is None or scenario.dialect != dialect:
+            known = ", ".join(n for n, s in DIALECT_SCENARIOS.items() if s.dialect == dialect)
+            message = f"unknown {dialect} scenario {name!r}; known: {known}"
+            await send_json(send, 404, {"error": {"message": message}})
+            return
+        if dialect != "gemini" and not body.get("stream"):
+            message = "the replay server streams this dialect only: send stream: true"
+            await send_json(send, 400, {"error": {"message": message}})
+            return
+        if dialect == "gemini":
+            events = [f"data: {json.dumps(item)}\r\n\r\n" for item in scenario.chunks]
+        else:
+            events = [
+                f"event: {item['type']}\ndata: {json.dumps(item)}\n\n" for item in scenario.chunks
+            ]
+        await _stream(send, "text/event-stream", events)
 
     def _scenario(self, model: str) -> Scenario | None:
         if self.capture is not None:
