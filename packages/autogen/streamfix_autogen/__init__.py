@@ -17,4 +17,4 @@ from ._patch import SHIM, SUPPORTED
 
 available, install, installed, uninstall = SHIM.functions()
 
-__all__ = ["SUPPORTED", "available", "install", "installed", "uninstall", "split"]
+__all__ = ["SUPPORTED", "available", "install", "installed", "split", "uninstall"]

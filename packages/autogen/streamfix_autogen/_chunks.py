@@ -52,7 +52,9 @@ def split(chunk: Any) -> tuple[Any, ...]:
     second = chunk.model_copy(
         update={
             "choices": [
-                choice.model_copy(update={"delta": delta.model_copy(update=calls), "logprobs": None})
+                choice.model_copy(
+                    update={"delta": delta.model_copy(update=calls), "logprobs": None}
+                )
             ]
         }
     )

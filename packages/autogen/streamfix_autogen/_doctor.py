@@ -93,10 +93,13 @@ def client(scenario: testing.Scenario, **options: Any) -> Any:
 
 async def create_stream(model: Any, scenario: testing.Scenario) -> list[Any]:
     """Everything ``create_stream`` yields for the scenario's tools: the ``str`` chunks,
-    then the ``CreateResult``."""
+    then the ``CreateResult``; the client closed after (on the loop it ran on)."""
     models: Any = importlib.import_module("autogen_core.models")
     messages = [models.UserMessage(content=PROMPT, source="user")]
-    return [item async for item in model.create_stream(messages, tools=tools(scenario))]
+    try:
+        return [item async for item in model.create_stream(messages, tools=tools(scenario))]
+    finally:
+        await model.close()
 
 
 def read(items: Any) -> testing.Outcome:
