@@ -411,6 +411,8 @@ FRAMEWORKS_OPENAI_3 = {
     "langchain-openai": "tests/frameworks/langchain",
     "pydantic-ai-slim[openai]": "tests/frameworks/pydantic_ai",
     "openai-agents": "tests/frameworks/openai_agents",
+    "autogen-ext[openai]": "tests/frameworks/autogen",
+    "dspy": "tests/frameworks/dspy",
 }
 FRAMEWORKS_OPENAI_2 = {
     "llama-index-llms-openai": "tests/frameworks/llama_index",
@@ -423,6 +425,9 @@ FRAMEWORKS_SHOWN = [
     "pydantic-ai-slim",
     "openai-agents",
     "llama-index-llms-openai",
+    "autogen-ext",
+    "autogen-core",
+    "dspy",
 ]
 
 
