@@ -422,11 +422,14 @@ def test_the_shim_keeps_calls_beside_text_in_structured_output(
     scenario = STRUCTURED
     info = {**driver.MODEL_INFO, "json_output": True, "structured_output": True}
     messages = [autogen_models.UserMessage(content="weather?", source="user")]
+    # the SDK's parsing helper takes strict tools only (openai 2.x checks it)
+    strict = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+    tools = [{**tool, "parameters": strict, "strict": True} for tool in driver.tools(scenario)]
 
     async def go() -> list[Any]:
         model = driver.client(scenario, base_url=beside_server.openai_base_url, model_info=info)
         try:
-            stream = model.create_stream(messages, tools=driver.tools(scenario), json_output=Answer)
+            stream = model.create_stream(messages, tools=tools, json_output=Answer)
             return [item async for item in stream]
         finally:
             await model.close()
