@@ -322,6 +322,78 @@ def test_predict_stock_loses(streamfix_server: ReplayServer, name: str) -> None:
     ]
 
 
+# --- dspy.ReActV2: the tools a streamed agent runs ----------------------------------------
+
+
+def _react(server: ReplayServer, name: str) -> tuple[list[tuple[str, Any]], Got]:
+    """``dspy.ReActV2`` (native tool calls) streamed with ``streamify(...,
+    async_streaming=False)``, as upstream's ``test_react_v2_native_tool_stream`` streams
+    it, one iteration: the tools it ran, and how the run ended (the replay server never
+    calls ``submit``: after its iteration ReActV2 forces one and, getting none, raises
+    ``ValueError``)."""
+    scenario = OPENAI[name]
+    ran: list[tuple[str, Any]] = []
+
+    def get_weather(city: str = "") -> str:
+        """The weather in a city."""
+        ran.append(("get_weather", {"city": city}))
+        return "sunny"
+
+    def get_time(zone: str = "") -> str:
+        """The time in a zone."""
+        ran.append(("get_time", {"zone": zone}))
+        return "noon"
+
+    lm = driver.language_model(scenario, api_base=server.openai_base_url)
+    agent = dspy.ReActV2("question -> answer", tools=[get_weather, get_time], max_iters=1)
+
+    def go() -> list[Any]:
+        with dspy.context(lm=lm):
+            return list(dspy.streamify(agent, async_streaming=False)(question="weather?"))
+
+    return ran, capture(scenario, go, lambda _: Got(), lambda _: testing.Outcome())
+
+
+#: Scenarios whose calls name only ``get_weather`` and ``get_time``.
+REACT = [
+    "b1-interleaved",
+    "b2-same-index",
+    "b3-same-index",
+    "b6-no-index",
+    "h1-legacy-function-call",
+]
+
+
+@pytest.mark.parametrize("name", REACT)
+def test_react_v2_runs_the_repaired_calls(
+    streamfix_server: ReplayServer, both: None, name: str
+) -> None:
+    """Patched: each tool runs once with its own arguments (then ReActV2's ``ValueError``
+    for want of a ``submit`` call)."""
+    ran, got = _react(streamfix_server, name)
+    assert ran == [(c["name"], c["arguments"]) for c in OPENAI[name].calls]
+    assert isinstance(got.error, ValueError) and "submit" in str(got.error)
+
+
+@pytest.mark.stock_failure
+@pytest.mark.parametrize("name", sorted(set(REACT) & set(STOCK_LOSSES)))
+def test_react_v2_stock_runs_wrong_calls(streamfix_server: ReplayServer, name: str) -> None:
+    """Stock: the tools ReActV2 runs are not the calls the model made."""
+    ran, _ = _react(streamfix_server, name)
+    assert ran != [(c["name"], c["arguments"]) for c in OPENAI[name].calls]
+
+
+def test_react_v2_runs_no_cut_call(streamfix_server: ReplayServer, both: None) -> None:
+    """E4 patched: no tool runs; DSPy's ``LMError`` ends the run (stock runs
+    ``get_time(zone='Eur')``)."""
+    ran, got = _react(streamfix_server, "e4-truncated")
+    assert ran == [] and isinstance(got.error, dspy.LMError)
+    streamfix_litellm.uninstall()
+    streamfix_dspy.uninstall()
+    ran, _ = _react(streamfix_server, "e4-truncated")
+    assert ("get_time", {"zone": "Eur"}) in ran
+
+
 # --- DSPy's default engine: its own client, out of the litellm wire's reach -----------------
 
 
