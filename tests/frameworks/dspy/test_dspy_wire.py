@@ -21,11 +21,15 @@ engine (``"auto"``) does not use litellm for an ``openai/`` model with only
 litellm patch reaches (pinned below).
 
 The sdist (dspy-3.4.1) ships two tests only (``tests/test_lm15_subtree_updater.py``,
-``tests/test_vendored_lm15.py``), none of streaming. Upstream's streaming tests
-(``tests/streaming/test_streaming.py``: ``streamify`` yields the litellm chunks, then the
-``Prediction``; ``tests/clients/test_lm.py``: the streamed response is
-``stream_chunk_builder``'s, ``tool_calls`` included) pin what is pinned here: the chunks
-first, the ``Prediction`` last, the calls from the built message.
+``tests/test_vendored_lm15.py``), none of streaming. Upstream's (github stanfordnlp/dspy)
+pin: ``streamify`` yields chunks and ends with the ``Prediction``
+(``tests/streaming/test_streaming.py::test_streamify_yields_expected_response_chunks``);
+the streamed completion is ``litellm.acompletion(stream=True)`` then
+``litellm.stream_chunk_builder`` (``tests/clients/test_lm.py::
+test_streaming_passes_headers_correctly``); ``ReActV2`` streamed with native tool calls
+finishes like the plain run (``tests/streaming/test_react_v2_native_tool_stream.py``, on a
+scripted engine). None streams tool-call fragments; the same behaviours are pinned here
+over real HTTP, on the corpus.
 """
 
 from __future__ import annotations
