@@ -95,7 +95,7 @@ def test_piped_the_matrix_is_one_line_per_cell_never_cut(
     assert "0 failing patched" in out
 
 
-@pytest.mark.parametrize(("columns", "table"), [(200, True), (60, False)])
+@pytest.mark.parametrize(("columns", "table"), [(1000, True), (60, False)])
 def test_a_terminal_gets_the_table_only_where_it_fits(
     columns: int,
     table: bool,
