@@ -413,6 +413,8 @@ FRAMEWORKS_OPENAI_3 = {
     "openai-agents": "tests/frameworks/openai_agents",
     "agno": "tests/frameworks/agno",
     "haystack-ai": "tests/frameworks/haystack",
+    "autogen-ext[openai]": "tests/frameworks/autogen",
+    "dspy": "tests/frameworks/dspy",
 }
 FRAMEWORKS_OPENAI_2 = {
     "llama-index-llms-openai": "tests/frameworks/llama_index",
@@ -427,6 +429,9 @@ FRAMEWORKS_SHOWN = [
     "llama-index-llms-openai",
     "agno",
     "haystack-ai",
+    "autogen-ext",
+    "autogen-core",
+    "dspy",
 ]
 
 
