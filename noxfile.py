@@ -408,7 +408,7 @@ def e2e_rounds(session: nox.Session) -> None:
 # together on openai 3.x, then those that pin openai below 3 (uv moves openai back to 2.x
 # in the same environment). Each framework: the requirement installed, its test folder.
 FRAMEWORKS_OPENAI_3 = {
-    "langchain-openai": "tests/frameworks/langchain",
+    "langchain[openai]": "tests/frameworks/langchain",
     "pydantic-ai-slim[openai]": "tests/frameworks/pydantic_ai",
     "openai-agents": "tests/frameworks/openai_agents",
 }
@@ -420,6 +420,7 @@ FRAMEWORKS_SHOWN = [
     "litellm",
     "langchain-openai",
     "langchain-core",
+    "langchain",
     "pydantic-ai-slim",
     "openai-agents",
     "llama-index-llms-openai",
