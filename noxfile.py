@@ -410,7 +410,7 @@ def e2e_rounds(session: nox.Session) -> None:
 FRAMEWORKS_OPENAI_3 = {
     "langchain[openai]": "tests/frameworks/langchain",
     "pydantic-ai-slim[openai]": "tests/frameworks/pydantic_ai",
-    "openai-agents": "tests/frameworks/openai_agents",
+    "openai-agents[litellm]": "tests/frameworks/openai_agents",
 }
 FRAMEWORKS_OPENAI_2 = {
     "llama-index-llms-openai": "tests/frameworks/llama_index",

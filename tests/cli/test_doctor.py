@@ -201,15 +201,16 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
     ``OpenAIModel`` and ``LiteLLMModel``, both installing ``smolagents``); listing them
     imports no driver and no framework, running one imports that framework's driver only;
     the frameworks reached through the openai wire (langchain, pydantic-ai, openai-agents)
-    are columns of the ``openai`` patch."""
+    are columns of the ``openai`` patch, openai-agents' ``LitellmModel`` a column of the
+    ``litellm`` patch."""
     code = (
         "import sys\n"
         "from streamfix.cli import DRIVERS\n"
         "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
-        " 'litellm-openai', 'openai', 'langchain', 'pydantic-ai', 'openai-agents',"
-        " 'llama_index']\n"
+        " 'litellm-openai', 'openai-agents-litellm', 'openai', 'langchain', 'pydantic-ai',"
+        " 'openai-agents', 'llama_index']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
@@ -217,7 +218,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "assert DRIVERS['litellm-openai'].dialect == 'openai'\n"
         "patches = {name: DRIVERS[name].name for name in DRIVERS}\n"
         "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
-        " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai'}\n"
+        " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
+        " 'openai-agents-litellm': 'litellm'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

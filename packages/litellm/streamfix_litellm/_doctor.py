@@ -16,7 +16,16 @@ from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "OPENAI_DRIVER", "drive", "drive_builder", "live"]
+from ._doctor_openai_agents import OPENAI_AGENTS_LITELLM_DRIVER
+
+__all__ = [
+    "DRIVER",
+    "OPENAI_AGENTS_LITELLM_DRIVER",
+    "OPENAI_DRIVER",
+    "drive",
+    "drive_builder",
+    "live",
+]
 
 
 def _litellm() -> Any:

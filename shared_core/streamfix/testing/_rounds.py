@@ -409,31 +409,34 @@ def _staggered_round(name: str, number: int) -> Scenario:
     a, b = _pair(number, ids=True)
     wa, wb = json.dumps(a["arguments"]), json.dumps(b["arguments"])
     end = _chunk({}, "tool_calls")
-    if number == 1:
-        shape, chunks = "B1", [
-            _chunk(_calls(_tc(0, a["id"], a["name"], ""))),
-            _chunk(_calls(_tc(1, b["id"], b["name"], ""))),
-            *(
-                _chunk(_calls(_tc(i, args=part)))
-                for i, part in ((0, wa[:6]), (1, wb[:6]), (0, wa[6:]), (1, wb[6:]))
-            ),
-            end,
-        ]
-    elif number == 2:
-        shape, chunks = "G3", [
-            _chunk(_calls(_tc(0, a["id"], a["name"], wa))),
-            _chunk(_calls(_tc(1, a["id"], b["name"], wb))),
-            end,
-        ]
+    interleaved = [
+        _chunk(_calls(_tc(0, a["id"], a["name"], ""))),
+        _chunk(_calls(_tc(1, b["id"], b["name"], ""))),
+        *(
+            _chunk(_calls(_tc(i, args=part)))
+            for i, part in ((0, wa[:6]), (1, wb[:6]), (0, wa[6:]), (1, wb[6:]))
+        ),
+        end,
+    ]
+    shared = [
+        _chunk(_calls(_tc(0, a["id"], a["name"], wa))),
+        _chunk(_calls(_tc(1, a["id"], b["name"], wb))),
+        end,
+    ]
+    repeated = [
+        _chunk(_calls(_tc(i, c["id"], c["name"], part)))
+        for i, c, whole in ((0, a, wa), (1, b, wb))
+        for part in (whole[:7], whole[7:])
+    ]
+    shapes: dict[int, tuple[str, list[dict[str, Any]]]] = {
+        1: ("B1", interleaved),
+        2: ("G3", shared),
+        3: ("B2", [_chunk(_calls(_whole(a))), _chunk(_calls(_whole(b))), end]),
+        4: ("C1", [*repeated, end]),
+    }
+    shape, chunks = shapes[number]
+    if shape == "G3":
         b = {**b, "id": None}
-    elif number == 3:
-        shape, chunks = "B2", [_chunk(_calls(_whole(a))), _chunk(_calls(_whole(b))), end]
-    else:
-        shape, chunks = "C1", [
-            _chunk(_calls(_tc(i, c["id"], c["name"], part)))
-            for i, c, whole in ((0, a, wa), (1, b, wb))
-            for part in (whole[:7], whole[7:])
-        ] + [end]
     description = f"round {number}: two calls ({shape})"
     return _with_calls(name, shape, description, chunks, (a, b))
 
