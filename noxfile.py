@@ -453,8 +453,9 @@ def frameworks(session: nox.Session) -> None:
 
     Each framework's own streaming code with its real client against the replay server
     over real HTTP (or fed real chunk objects), every scenario stock and patched, and its
-    doctor column. The newest releases: those that resolve together on openai 3.x first,
-    then those that pin openai below 3, in the same environment."""
+    doctor column; langchain's agent, pydantic-ai and openai-agents also through a
+    scripted five-round loop. The newest releases: those that resolve together on openai
+    3.x first, then those that pin openai below 3, in the same environment."""
     _install(session, "test", extras="[openai,litellm,serve]")
     for phase in (FRAMEWORKS_OPENAI_3, FRAMEWORKS_OPENAI_2):
         session.install(*phase)
