@@ -95,14 +95,28 @@ def test_piped_the_matrix_is_one_line_per_cell_never_cut(
     assert "0 failing patched" in out
 
 
-@pytest.mark.parametrize(("columns", "table"), [(200, True), (60, False)])
+def _table_width(report: Report) -> int:
+    """The width the doctor's table needs (one column per framework, installed or not)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    from streamfix.cli._main import _doctor_table
+
+    console = Console(width=1_000_000)
+    return int(Measurement.get(console, console.options, _doctor_table(report)).maximum)
+
+
+@pytest.mark.parametrize(("wide", "table"), [(True, True), (False, False)], ids=["wide", "60"])
 def test_a_terminal_gets_the_table_only_where_it_fits(
-    columns: int,
+    wide: bool,
     table: bool,
     report: Report,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """A terminal as wide as the table gets it (every framework a column: the width grows
+    with them); a 60-column one gets the lines."""
+    columns = _table_width(report) if wide else 60
     monkeypatch.setattr("streamfix.cli._main.run_doctor", lambda frameworks: report)
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich takes stdout for a terminal
     monkeypatch.setenv("COLUMNS", str(columns))
