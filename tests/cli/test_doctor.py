@@ -96,7 +96,7 @@ def test_piped_the_matrix_is_one_line_per_cell_never_cut(
 
 
 def _table_width(report: Report) -> int:
-    """The width the doctor's table needs (a column per framework, installed or not)."""
+    """The width the doctor's table needs (one column per framework, installed or not)."""
     from rich.console import Console
     from rich.measure import Measurement
 
@@ -106,15 +106,17 @@ def _table_width(report: Report) -> int:
     return int(Measurement.get(console, console.options, _doctor_table(report)).maximum)
 
 
-@pytest.mark.parametrize(("columns", "table"), [(None, True), (60, False)])
+@pytest.mark.parametrize(("wide", "table"), [(True, True), (False, False)], ids=["wide", "60"])
 def test_a_terminal_gets_the_table_only_where_it_fits(
-    columns: int | None,
+    wide: bool,
     table: bool,
     report: Report,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    columns = columns or _table_width(report)  # None: just as wide as the table
+    """A terminal as wide as the table gets it (every framework a column: the width grows
+    with them); a 60-column one gets the lines."""
+    columns = _table_width(report) if wide else 60
     monkeypatch.setattr("streamfix.cli._main.run_doctor", lambda frameworks: report)
     monkeypatch.setenv("FORCE_COLOR", "1")  # rich takes stdout for a terminal
     monkeypatch.setenv("COLUMNS", str(columns))
@@ -213,15 +215,16 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
     ``OpenAIModel`` and ``LiteLLMModel``, both installing ``smolagents``); listing them
     imports no driver and no framework, running one imports that framework's driver only;
     the frameworks reached through the openai wire (langchain, pydantic-ai, openai-agents)
-    are columns of the ``openai`` patch."""
+    are columns of the ``openai`` patch, openai-agents' ``LitellmModel`` a column of the
+    ``litellm`` patch."""
     code = (
         "import sys\n"
         "from streamfix.cli import DRIVERS\n"
         "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
-        " 'litellm-openai', 'agno-litellm', 'openai', 'langchain', 'pydantic-ai',"
-        " 'openai-agents', 'agno', 'autogen', 'dspy', 'haystack', 'llama_index']\n"
+        " 'litellm-openai', 'agno-litellm', 'openai-agents-litellm', 'openai', 'langchain',"
+        " 'pydantic-ai', 'openai-agents', 'agno', 'autogen', 'dspy', 'haystack', 'llama_index']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
@@ -230,7 +233,7 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "patches = {name: DRIVERS[name].name for name in DRIVERS}\n"
         "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
         " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
-        " 'agno-litellm': 'litellm'}\n"
+        " 'agno-litellm': 'litellm', 'openai-agents-litellm': 'litellm'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -165,3 +165,23 @@ def assert_same(scenario: testing.Scenario, stock: Got, patched: Got) -> None:
         assert patched.ids == stock.ids
     assert patched.text == stock.text
     assert (stock.error is None) == (patched.error is None)
+
+
+#: The question the five-round loops ask (tests/frameworks/<name>/test_<name>_rounds.py).
+ROUNDS_QUESTION = "Five rounds: the weather and the time in each city, please."
+
+
+def rounds_ran(script: str) -> list[tuple[str, Any]]:
+    """(name, parsed arguments) of every tool call of a scripted loop, round by round."""
+    return [
+        (call["name"], call["arguments"])
+        for scenario in testing.ROUNDS[script].rounds
+        for call in scenario.calls
+    ]
+
+
+def rounds_tool(name: str, arguments: dict[str, Any]) -> str:
+    """What the loops' get_weather / get_time tools answer."""
+    if name == "get_weather":
+        return f"sunny in {arguments['city']}"
+    return f"14:00 in {arguments['zone']}"

@@ -36,6 +36,8 @@ def main(stock_path: str, patched_path: str) -> int:
     broken_both = sorted(t for t, o in stock.items() if o in ("failed", "error"))
     count = {o: sum(1 for v in patched.values() if v == o) for o in set(patched.values())}
     print(f"patched: {count}; stock fails/errors that fail patched too: {len(broken_both)}")
+    ran = sum(1 for o in stock.values() if o == "passed")  # a test failing both runs never ran
+    print(f"ran: {ran} of {len(stock)} tests pass stock, {ran - len(worse)} of them pass patched")
     for test in broken_both:
         print(f"  fails stock too ({stock[test]}): {test}")
     for test in better:

@@ -17,8 +17,17 @@ from typing import Any
 from streamfix import testing
 
 from ._doctor_agno import AGNO_DRIVER
+from ._doctor_openai_agents import OPENAI_AGENTS_LITELLM_DRIVER
 
-__all__ = ["AGNO_DRIVER", "DRIVER", "OPENAI_DRIVER", "drive", "drive_builder", "live"]
+__all__ = [
+    "AGNO_DRIVER",
+    "DRIVER",
+    "OPENAI_AGENTS_LITELLM_DRIVER",
+    "OPENAI_DRIVER",
+    "drive",
+    "drive_builder",
+    "live",
+]
 
 
 def _litellm() -> Any:

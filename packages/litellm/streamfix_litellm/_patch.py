@@ -75,5 +75,9 @@ SHIM = Shim(
         Site("litellm.main", "stream_chunk_builder", _FIXED_BUILDER, everywhere=True),
     ],
     trigger="litellm",
-    more_drivers={"litellm-openai": "OPENAI_DRIVER", "agno-litellm": "AGNO_DRIVER"},
+    more_drivers={
+        "litellm-openai": "OPENAI_DRIVER",
+        "agno-litellm": "AGNO_DRIVER",
+        "openai-agents-litellm": "OPENAI_AGENTS_LITELLM_DRIVER",
+    },
 )

@@ -400,6 +400,47 @@ def _commands_round(name: str, number: int) -> Scenario:
     return _with_calls(name, "B1", f"round {number}: three shell commands", chunks, calls)
 
 
+def _staggered_round(name: str, number: int) -> Scenario:
+    """Two calls in a different shape each round, each shape one that some framework
+    assembles wrong while others get it right, so a stock loop fails in the round of its
+    framework's first loss: B1 (interleaved fragments), G3 (both calls share the first's
+    id: the second's id is not checked, the wire makes it unique), B2 (both at index 0,
+    ids differ) and C1 (the id and name repeated on every fragment)."""
+    a, b = _pair(number, ids=True)
+    wa, wb = json.dumps(a["arguments"]), json.dumps(b["arguments"])
+    end = _chunk({}, "tool_calls")
+    interleaved = [
+        _chunk(_calls(_tc(0, a["id"], a["name"], ""))),
+        _chunk(_calls(_tc(1, b["id"], b["name"], ""))),
+        *(
+            _chunk(_calls(_tc(i, args=part)))
+            for i, part in ((0, wa[:6]), (1, wb[:6]), (0, wa[6:]), (1, wb[6:]))
+        ),
+        end,
+    ]
+    shared = [
+        _chunk(_calls(_tc(0, a["id"], a["name"], wa))),
+        _chunk(_calls(_tc(1, a["id"], b["name"], wb))),
+        end,
+    ]
+    repeated = [
+        _chunk(_calls(_tc(i, c["id"], c["name"], part)))
+        for i, c, whole in ((0, a, wa), (1, b, wb))
+        for part in (whole[:7], whole[7:])
+    ]
+    shapes: dict[int, tuple[str, list[dict[str, Any]]]] = {
+        1: ("B1", interleaved),
+        2: ("G3", shared),
+        3: ("B2", [_chunk(_calls(_whole(a))), _chunk(_calls(_whole(b))), end]),
+        4: ("C1", [*repeated, end]),
+    }
+    shape, chunks = shapes[number]
+    if shape == "G3":
+        b = {**b, "id": None}
+    description = f"round {number}: two calls ({shape})"
+    return _with_calls(name, shape, description, chunks, (a, b))
+
+
 def _script(
     name: str, description: str, make: Any, last: Scenario | None = None, **options: Any
 ) -> Rounds:
@@ -432,6 +473,11 @@ _SCRIPTS = (
         "four rounds of two calls at index 0 with different ids (B2), then a final_answer call",
         _same_index_round,
         _final_answer_call("rounds-same-index"),
+    ),
+    _script(
+        "rounds-staggered",
+        "four rounds of two calls in a different shape each (B1, G3, B2, C1), then text",
+        _staggered_round,
     ),
     _script(
         "rounds-commands",

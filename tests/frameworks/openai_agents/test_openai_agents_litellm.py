@@ -1,0 +1,163 @@
+"""The OpenAI Agents SDK's ``LitellmModel`` (``openai-agents[litellm]``) under
+``Runner.run_streamed`` over real HTTP (the replay server, ``openai/<scenario>`` on its
+``/v1``): the first model response's ``function_call`` items (name, arguments,
+``call_id``) and ``message`` text, the ``tool_called`` events, the tools run and the
+follow-up text as the final output; stock and on the litellm wire
+(``streamfix.install("litellm")``: litellm's ``CustomStreamWrapper`` repaired).
+
+``LitellmModel`` streams through ``litellm.acompletion`` and reads the chunks with the
+SDK's ``ChatCmplStreamHandler`` (tool-call deltas keyed by ``index``, as on
+``OpenAIChatCompletionsModel``); litellm's own chunk parsing comes first (a
+signature-only tool-call entry, F2, is a ``ValidationError`` it logs and drops).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import (
+    NAMES,
+    OPENAI,
+    PASSED_THROUGH,
+    Got,
+    assert_lost,
+    assert_right,
+    assert_same,
+    capture,
+    wire_error,
+)
+from support import shim_fixture
+
+import streamfix
+import streamfix_litellm
+from streamfix import testing
+from streamfix.testing import ReplayServer
+
+agents = pytest.importorskip("agents")
+pytest.importorskip("agents.extensions.models.litellm_model")
+
+from streamfix_litellm import _doctor_openai_agents as driver  # noqa: E402
+
+_litellm_stock = shim_fixture("litellm", autouse=True, name="_litellm_stock")
+litellm_patched = shim_fixture("litellm", install=True, name="litellm_patched")
+
+#: What stock openai-agents on LitellmModel loses on the corpus (the doctor's
+#: ``openai-agents-litellm`` column).
+STOCK_LOSSES = {
+    "b2-same-index": "two calls at one index: the first lost, the arguments glued",
+    "b3-same-index": "two calls at one index, no ids: ModelBehaviorError, no call id",
+    "b6-no-index": "calls without an index: the first lost, the arguments glued",
+    "f2-late-signature": "a signature-only entry: litellm drops it, the signature lost",
+    "g3-shared-id": "two calls sharing an id: ModelBehaviorError",
+    "h1-legacy-function-call": "a legacy function_call: no tool call",
+    "i1-double-encoded": "arguments a JSON string, not the object",
+    "i3-restarted": "restarted arguments glued: invalid JSON",
+    "e4-truncated": "the cut arguments handed on as a call",
+}
+STOCK_RIGHT = [name for name in NAMES if name not in STOCK_LOSSES]
+
+
+def _got(ran: Any) -> Got:
+    result, _ = ran
+    calls: list[tuple[str, Any, Any]] = []
+    text: list[str] = []
+    for item in result.raw_responses[0].output if result.raw_responses else ():
+        if item.type == "function_call":
+            calls.append((item.name, testing.parse_arguments(item.arguments), item.call_id))
+        elif item.type == "message":
+            text += [part.text for part in item.content if part.type == "output_text"]
+    return Got(calls, "".join(text))
+
+
+def _run(server: ReplayServer, name: str) -> tuple[Got, Any]:
+    scenario = OPENAI[name]
+    agent = driver.agent(scenario, base_url=server.openai_base_url, api_key="sk-streamfix-test")
+    results: list[Any] = []
+
+    async def go() -> Any:
+        results.append(await driver.run_streamed(agent))
+        return results[-1]
+
+    got = capture(scenario, go, _got, driver.read)
+    if got.error is not None:  # I3: the wire's refusal with the right assembly on it
+        got.outcome = driver.raised(scenario, got.error)
+    return got, (results[0] if results else None)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_patched_right(streamfix_server: ReplayServer, litellm_patched: None, name: str) -> None:
+    got, ran = _run(streamfix_server, name)
+    scenario = OPENAI[name]
+    assert_right(scenario, got)
+    if ran is not None and scenario.calls:  # the tools ran, the follow-up is the output
+        result, events = ran
+        called = [
+            e.item.raw_item.call_id for e in events if getattr(e, "name", "") == "tool_called"
+        ]
+        assert called == got.ids
+        assert result.final_output == scenario.follow_up
+
+
+@pytest.mark.stock_failure
+@pytest.mark.parametrize("name", sorted(STOCK_LOSSES))
+def test_stock_loses(streamfix_server: ReplayServer, name: str) -> None:
+    got, _ = _run(streamfix_server, name)
+    assert_lost(OPENAI[name], got)
+
+
+def _events(ran: Any) -> list[str]:
+    _, events = ran
+    return [f"{event.type}:{getattr(event, 'name', '')}" for event in events]
+
+
+@pytest.mark.parametrize("name", STOCK_RIGHT)
+def test_where_stock_is_right_patched_is_the_same(
+    streamfix_server: ReplayServer, name: str
+) -> None:
+    """The same calls, ids and text; and where the wire passes every chunk on as it came
+    (R1), the same stream events in the same order."""
+    stock, stock_ran = _run(streamfix_server, name)
+    streamfix_litellm.install()
+    patched, patched_ran = _run(streamfix_server, name)
+    assert_same(OPENAI[name], stock, patched)
+    if name in PASSED_THROUGH:
+        assert _events(patched_ran) == _events(stock_ran)
+
+
+@pytest.mark.parametrize("name", ["f1-signature", "a1-signature", "f2-late-signature"])
+def test_signatures_kept_on_their_calls(
+    streamfix_server: ReplayServer, litellm_patched: None, name: str
+) -> None:
+    """The thought signature on its own call (``provider_data``), where the SDK sends it
+    back from."""
+    _, (result, _) = _run(streamfix_server, name)
+    items = [i for i in result.raw_responses[0].output if i.type == "function_call"]
+    kept = tuple(driver.provider_data(item).get("thought_signature") for item in items)
+    assert kept == OPENAI[name].signatures
+
+
+def test_patched_cut_call_is_litellms_api_error(
+    streamfix_server: ReplayServer, litellm_patched: None
+) -> None:
+    """E4 patched: litellm's ``APIError`` (the wire's error as its cause) reaches the
+    caller of ``stream_events``; no tool runs."""
+    import litellm
+
+    got, ran = _run(streamfix_server, "e4-truncated")
+    assert isinstance(got.error, litellm.APIError)
+    assert isinstance(wire_error(got.error), streamfix.TruncatedToolCallError)
+    assert ran is None
+
+
+def test_doctor_column() -> None:
+    """``streamfix doctor``'s ``openai-agents-litellm`` column: the litellm wire's patch,
+    0 failing patched cells, and stock losing exactly :data:`STOCK_LOSSES`."""
+    assert testing.DRIVERS["openai-agents-litellm"].name == "litellm"
+    cells = [
+        (name, *testing.stock_and_patched("openai-agents-litellm", scenario))
+        for name, scenario in OPENAI.items()
+    ]
+    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
+    assert lost == set(STOCK_LOSSES)
+    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
