@@ -24,6 +24,7 @@ from streamfix.testing import (
     Scenario,
     anthropic_stream,
     bedrock_stream,
+    dialect_problems,
     gemini_stream,
     responses_stream,
 )
@@ -43,26 +44,7 @@ def _calls(message: streamfix.AssembledMessage) -> list[dict[str, Any]]:
 
 
 def assert_right(scenario: Scenario, chunks: Any) -> None:
-    message, error = _outcome(chunks)
-    assert _calls(message) == list(scenario.calls)
-    assert message.content == scenario.text
-    if scenario.error is not None:  # E5: the provider's words in a typed error
-        assert isinstance(error, streamfix.ProviderStreamError), error
-        assert scenario.error in str(error)
-    elif scenario.truncated:  # E4: the cut call's arguments kept, never handed on
-        assert isinstance(error, streamfix.TruncatedToolCallError), error
-        want = {
-            n: c["arguments"] for n, c in enumerate(scenario.partial_calls, len(scenario.calls))
-        }
-        assert error.partial_arguments == want
-        assert message.finish_reason == scenario.finish_reason
-    else:
-        assert error is None, error
-        assert message.finish_reason == scenario.finish_reason
-    if scenario.signatures:
-        assert tuple(c.thought_signature for c in message.tool_calls) == scenario.signatures
-    assert message.thinking_blocks == list(scenario.thinking_blocks)
-    assert message.reasoning_details == list(scenario.reasoning_details)
+    assert dialect_problems(scenario, chunks) == []
 
 
 def test_the_corpus_covers_every_shape_of_j_to_m() -> None:

@@ -11,15 +11,19 @@ cuts, the scenarios bend the result into each shape of the spec. All invented he
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from .._assembler import assemble
+from .._errors import ProviderStreamError, StreamFixError, TruncatedToolCallError
+from .._types import AssembledMessage
 from ._corpus import Dialect, Scenario
 
 __all__ = [
     "DIALECT_SCENARIOS",
     "anthropic_stream",
     "bedrock_stream",
+    "dialect_problems",
     "dialect_scenarios",
     "gemini_stream",
     "responses_stream",
@@ -704,3 +708,49 @@ DIALECT_SCENARIOS: dict[str, Scenario] = _build()
 def dialect_scenarios(dialect: str | None = None) -> dict[str, Scenario]:
     """The J-M corpus by name, optionally only one dialect's scenarios."""
     return {n: s for n, s in DIALECT_SCENARIOS.items() if dialect is None or s.dialect == dialect}
+
+
+def dialect_problems(scenario: Scenario, items: Iterable[Any]) -> list[str]:
+    """What :func:`streamfix.assemble` of ``items`` (the scenario's stream, as dicts or as
+    its SDK's objects) gets wrong against the scenario, one sentence each (empty: right).
+    A provider error (E5) must be raised with the provider's words, a cut call (E4) as
+    :class:`~streamfix.TruncatedToolCallError` with its partial arguments."""
+    try:
+        message, error = assemble(items), None
+    except StreamFixError as raised:
+        message, error = raised.message or AssembledMessage(), raised
+    calls = [{"id": c.id, "name": c.name, "arguments": c.parsed} for c in message.tool_calls]
+    checks = [
+        (calls == list(scenario.calls), f"calls {calls}"),
+        (message.content == scenario.text, f"text {message.content!r}"),
+        (_ended_right(scenario, error), f"ended with {error!r}"),
+        (
+            scenario.error is not None or message.finish_reason == scenario.finish_reason,
+            f"finish {message.finish_reason!r}",
+        ),
+        (
+            not scenario.signatures
+            or tuple(c.thought_signature for c in message.tool_calls) == scenario.signatures,
+            f"signatures {[c.thought_signature for c in message.tool_calls]}",
+        ),
+        (
+            message.thinking_blocks == list(scenario.thinking_blocks),
+            f"thinking_blocks {message.thinking_blocks}",
+        ),
+        (
+            message.reasoning_details == list(scenario.reasoning_details),
+            f"reasoning_details {message.reasoning_details}",
+        ),
+    ]
+    return [problem for right, problem in checks if not right]
+
+
+def _ended_right(scenario: Scenario, error: StreamFixError | None) -> bool:
+    """E5: the provider's error with its words; E4: the cut calls' partial arguments."""
+    if scenario.error is not None:
+        return isinstance(error, ProviderStreamError) and scenario.error in str(error)
+    if scenario.truncated:
+        first = len(scenario.calls)
+        cut = {n: c["arguments"] for n, c in enumerate(scenario.partial_calls, first)}
+        return isinstance(error, TruncatedToolCallError) and error.partial_arguments == cut
+    return error is None
