@@ -361,6 +361,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "bench/bench_openai.py", env=ENV)
     session.run("python", "bench/bench_litellm.py", env=ENV)
     session.run("python", "bench/bench_repair.py", env=ENV)
+    session.run("python", "bench/bench_dialects.py", env=ENV)
 
 
 @nox.session(python=PYTHON)
