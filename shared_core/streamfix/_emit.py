@@ -186,6 +186,13 @@ class StreamRepairer:
             fragment = Fragment(wire, None, None, "", None, None)
             delta = ChoiceDelta(number, None, None, [fragment], None, None, None, False)
             return self._rewrite(chunk, [delta], None)
+        if assembler.dialect != "chat":
+            self._closed = True
+            raise TypeError(
+                f"the repaired stream is written from chat-completion chunks (and Ollama "
+                f"lines); this stream is {assembler.dialect} (wire-shapes J-M): read it "
+                f"with streamfix.assemble or ToolCallAssembler"
+            )
         normalized = assembler.normalized
         if normalized is None or (
             not normalized.choices and normalized.usage is None and normalized.problems

@@ -238,3 +238,12 @@ def test_any_fragmentation_assembles_to_the_response(dialect: str, data: st.Data
         (c["id"], c["name"], _normal(c["arguments"])) for c in calls
     ]
     assert message.finish_reason == ("tool_calls" if calls else "stop")
+
+
+@pytest.mark.parametrize("dialect", ["responses", "anthropic", "gemini", "bedrock"])
+def test_the_repaired_stream_says_it_does_not_write_these_dialects(dialect: str) -> None:
+    """Not repaired yet (the wire reads chat completions): a clear error, never a
+    stream of chat chunks made of another dialect's fields."""
+    scenario = next(s for s in DIALECT_SCENARIOS.values() if s.dialect == dialect)
+    with pytest.raises(TypeError, match=f"this stream is {dialect}"):
+        list(streamfix.repair(scenario.chunks))
