@@ -16,7 +16,9 @@ from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "OPENAI_DRIVER", "drive", "drive_builder", "live"]
+from ._doctor_strands import STRANDS_DRIVER
+
+__all__ = ["DRIVER", "OPENAI_DRIVER", "STRANDS_DRIVER", "drive", "drive_builder", "live"]
 
 
 def _litellm() -> Any:

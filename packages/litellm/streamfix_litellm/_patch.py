@@ -75,5 +75,5 @@ SHIM = Shim(
         Site("litellm.main", "stream_chunk_builder", _FIXED_BUILDER, everywhere=True),
     ],
     trigger="litellm",
-    more_drivers={"litellm-openai": "OPENAI_DRIVER"},
+    more_drivers={"litellm-openai": "OPENAI_DRIVER", "strands-litellm": "STRANDS_DRIVER"},
 )
