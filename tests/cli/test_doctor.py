@@ -208,8 +208,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
-        " 'litellm-openai', 'openai', 'langchain', 'pydantic-ai', 'openai-agents',"
-        " 'llama_index']\n"
+        " 'litellm-openai', 'strands-litellm', 'openai', 'langchain', 'pydantic-ai',"
+        " 'openai-agents', 'strands', 'llama_index', 'crewai']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
@@ -217,7 +217,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "assert DRIVERS['litellm-openai'].dialect == 'openai'\n"
         "patches = {name: DRIVERS[name].name for name in DRIVERS}\n"
         "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
-        " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai'}\n"
+        " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
+        " 'strands': 'openai', 'strands-litellm': 'litellm'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -204,7 +204,7 @@ STRANDS_DRIVER = testing.Driver(
     "litellm",
     "strands-agents",
     "openai",
-    "strands.models.litellm",
+    "strands",
     drive,
     "Agent.stream_async on LiteLLMModel (litellm wire)",
 )

@@ -111,7 +111,7 @@ STRANDS_DRIVER = testing.Driver(
     "openai",
     "strands-agents",
     "openai",
-    "strands.models.openai",
+    "strands",
     drive,
     "Agent.stream_async on OpenAIModel (openai wire)",
 )

@@ -1,0 +1,122 @@
+"""crewai's streamed litellm path, given what its non-streamed path gives (the fix; crewai
+is imported only when a fixed method runs).
+
+``LLM._handle_streaming_response`` (what ``LLM(stream=True).call`` runs on the litellm
+path) accumulates tool-call deltas by ``index`` and, when the caller runs the calls itself
+(``available_functions`` not given: crewai's agents), returns them as
+``ChatCompletionDeltaToolCall`` objects built from the name and the arguments alone: every
+call's id is dropped (``None``), where the non-streamed path returns the provider's
+``tool_calls`` with their ids. And when the stream fails after some text came, it logs the
+error and returns that text as if it were the answer, where the non-streamed path (and the
+streamed one before any text) raises. Neither is a wire shape: both happen on OpenAI's own
+form, so the repaired wire alone cannot help.
+
+The fixed methods, each calling crewai's own:
+
+- :func:`handle_streaming_response` runs crewai's with a record of this stream
+  (a context variable): afterwards each returned call whose id crewai dropped gets the id
+  the stream gave its index; if the stream failed, it raises what crewai raises for a
+  stream that fails before any text (``LLMCallFailedEvent`` emitted, then
+  ``Exception("Failed to get streaming response: ...")`` from the error);
+- :func:`handle_streaming_tool_calls` records the first id each index's deltas carry,
+  then runs crewai's;
+- :func:`handle_emit_call_events`: called by crewai's streamed handler inside its
+  ``except`` to report the partial text as a completed call: it records the error and
+  emits nothing (the call failed); everywhere else it is crewai's.
+
+Where crewai loses nothing the result is crewai's own, object for object (a call whose id
+crewai kept, or a stream that gave no id, is left as it is).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamfix import _shimkit
+
+__all__ = ["handle_emit_call_events", "handle_streaming_response", "handle_streaming_tool_calls"]
+
+_MODULE = "crewai.llm"
+
+
+@dataclass
+class _Stream:
+    """One streamed call: the ids by index, the exception being handled when it began
+    (not this stream's), and the error the stream failed with."""
+
+    outer: BaseException | None
+    ids: dict[Any, str] = field(default_factory=dict)
+    failed: BaseException | None = None
+
+
+_CURRENT: ContextVar[_Stream | None] = ContextVar("streamfix_crewai_stream", default=None)
+
+
+def handle_streaming_response(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """crewai's ``LLM._handle_streaming_response``, with the calls' ids and the stream's
+    error kept."""
+    stock = _shimkit.stock_of(_MODULE, "LLM._handle_streaming_response")
+    stream = _Stream(sys.exc_info()[1])
+    token = _CURRENT.set(stream)
+    try:
+        result = stock(self, *args, **kwargs)
+    finally:
+        _CURRENT.reset(token)
+    if stream.failed is not None:
+        task = _argument(args, kwargs, 3, "from_task")
+        _raise_failed(self, stream.failed, task, _argument(args, kwargs, 4, "from_agent"))
+    if isinstance(result, list) and stream.ids:
+        for call in result:
+            if getattr(call, "id", "") is None and call.index in stream.ids:
+                call.id = stream.ids[call.index]
+    return result
+
+
+def handle_streaming_tool_calls(self: Any, tool_calls: Any, *args: Any, **kwargs: Any) -> Any:
+    """crewai's ``LLM._handle_streaming_tool_calls``, the first id of each index kept."""
+    stream = _CURRENT.get()
+    if stream is not None:
+        for entry in tool_calls or ():
+            call_id = getattr(entry, "id", None)
+            index = getattr(entry, "index", None)
+            if call_id and index not in stream.ids:
+                stream.ids[index] = call_id
+    stock = _shimkit.stock_of(_MODULE, "LLM._handle_streaming_tool_calls")
+    return stock(self, tool_calls, *args, **kwargs)
+
+
+def handle_emit_call_events(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """crewai's ``LLM._handle_emit_call_events``; inside a stream's failure (crewai about
+    to return the text streamed before the error), the error recorded and nothing
+    emitted."""
+    stream = _CURRENT.get()
+    error = sys.exc_info()[1]
+    if stream is not None and error is not None and error is not stream.outer:
+        stream.failed = error
+        return None
+    stock = _shimkit.stock_of(_MODULE, "LLM._handle_emit_call_events")
+    return stock(self, *args, **kwargs)
+
+
+def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], place: int, name: str) -> Any:
+    """An argument of ``_handle_streaming_response(params, callbacks, available_functions,
+    from_task, from_agent, response_model)``, given by place (after ``params``) or name."""
+    return args[place] if len(args) > place else kwargs.get(name)
+
+
+def _raise_failed(self: Any, error: BaseException, from_task: Any, from_agent: Any) -> None:
+    """What crewai does when a stream fails before any text: ``LLMCallFailedEvent``, then
+    its ``Exception`` from the error."""
+    llm: Any = importlib.import_module(_MODULE)
+    failed = llm.LLMCallFailedEvent(
+        error=str(error),
+        from_task=from_task,
+        from_agent=from_agent,
+        call_id=llm.get_current_call_id(),
+    )
+    llm.crewai_event_bus.emit(self, event=failed)
+    raise Exception(f"Failed to get streaming response: {error!s}") from error
