@@ -19,6 +19,8 @@ imported when a scenario is driven.
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import functools
 import importlib
 import json
 import logging
@@ -92,10 +94,14 @@ def llm(scenario: testing.Scenario, *, stream: bool = True, **options: Any) -> A
     return crewai.LLM(model=f"openai/{scenario.name}", is_litellm=True, stream=stream, **settings)
 
 
-def call(model: Any, scenario: testing.Scenario) -> Any:
-    """``LLM.call`` with the scenario's tools, no ``available_functions``: the calls (a
-    list) or the text."""
-    return model.call(PROMPT, tools=declared_tools(scenario))
+def call(model: Any, scenario: testing.Scenario, **options: Any) -> Any:
+    """``LLM.call`` with the scenario's tools, no ``available_functions`` unless
+    ``options`` give them: the calls (a list) or the text. Run in a context of its own:
+    crewai keeps its open event scopes in a context variable, and a ``call`` that returns
+    calls (streamed or not) never closes the one it opened (after 100 such calls in one
+    context crewai raises ``StackDepthExceededError``)."""
+    run = functools.partial(model.call, PROMPT, tools=declared_tools(scenario), **options)
+    return contextvars.Context().run(run)
 
 
 def read(result: Any) -> testing.Outcome:

@@ -213,9 +213,7 @@ def test_available_functions_run_the_first_call_stock_and_patched(
     def run() -> Any:
         llm = driver.llm(scenario, api_base=streamfix_server.openai_base_url)
         functions = {"get_weather": lambda city: f"sunny in {city}"}
-        return llm.call(
-            driver.PROMPT, tools=driver.declared_tools(scenario), available_functions=functions
-        )
+        return driver.call(llm, scenario, available_functions=functions)
 
     stock = run()
     streamfix.install("litellm", "crewai")
@@ -289,7 +287,7 @@ def test_text_beside_calls_returned_by_neither_path(
 
     def call(stream: bool) -> Any:
         llm = driver.llm(scenario, stream=stream, api_base=text_server.openai_base_url)
-        return llm.call(driver.PROMPT, tools=driver.declared_tools(scenario))
+        return driver.call(llm, scenario)
 
     whole, stock = call(False), call(True)
     assert [c.id for c in whole] == ["call_a"] and [c.id for c in stock] == [None]
