@@ -209,7 +209,7 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
         " 'litellm-openai', 'strands-litellm', 'openai', 'langchain', 'pydantic-ai',"
-        " 'openai-agents', 'strands', 'llama_index', 'crewai']\n"
+        " 'openai-agents', 'strands', 'crewai', 'llama_index']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
