@@ -1,8 +1,9 @@
 """``streamfix.install("crewai")``: crewai's streamed litellm path keeps the calls' ids
 and its stream's error, as its non-streamed path does.
 
-Replaces ``LLM._handle_streaming_response``, ``LLM._handle_streaming_tool_calls`` and
-``LLM._handle_emit_call_events`` on ``crewai.llm.LLM`` (class attributes: every instance
+Replaces ``LLM._handle_streaming_response``, ``LLM._ahandle_streaming_response``,
+``LLM._extract_finish_reason_and_response_id`` and ``LLM._handle_emit_call_events`` on
+``crewai.llm.LLM`` (class attributes: every instance
 and subclass reads them there). Meant with the litellm wire
 (``streamfix.install("litellm", "crewai")``): the wire puts every call in OpenAI's own form,
 this makes crewai keep what that form carries.
@@ -27,8 +28,13 @@ SHIM = Shim(
         Site("crewai.llm", "LLM._handle_streaming_response", f"{_FIX}:handle_streaming_response"),
         Site(
             "crewai.llm",
-            "LLM._handle_streaming_tool_calls",
-            f"{_FIX}:handle_streaming_tool_calls",
+            "LLM._ahandle_streaming_response",
+            f"{_FIX}:ahandle_streaming_response",
+        ),
+        Site(
+            "crewai.llm",
+            "LLM._extract_finish_reason_and_response_id",
+            f"{_FIX}:extract_finish_reason_and_response_id",
         ),
         Site("crewai.llm", "LLM._handle_emit_call_events", f"{_FIX}:handle_emit_call_events"),
     ],

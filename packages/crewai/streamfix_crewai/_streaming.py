@@ -13,14 +13,15 @@ form, so the repaired wire alone cannot help.
 
 The fixed methods, each calling crewai's own:
 
-- :func:`handle_streaming_response` runs crewai's with a record of this stream
-  (a context variable): afterwards each returned call whose id crewai dropped gets the id
-  the stream gave its index; if the stream failed, it raises what crewai raises for a
-  stream that fails before any text (``LLMCallFailedEvent`` emitted, then
-  ``Exception("Failed to get streaming response: ...")`` from the error);
-- :func:`handle_streaming_tool_calls` records the first id each index's deltas carry,
-  then runs crewai's;
-- :func:`handle_emit_call_events`: called by crewai's streamed handler inside its
+- :func:`handle_streaming_response` (and :func:`ahandle_streaming_response`, ``acall``'s)
+  runs crewai's with a record of this stream (a context variable): afterwards each
+  returned call whose id crewai dropped gets the id the stream gave its index; if the
+  stream failed, it raises what crewai raises for a stream that fails before any text
+  (sync: ``LLMCallFailedEvent`` emitted, then ``Exception("Failed to get streaming
+  response: ...")`` from the error; async: the error itself);
+- ``extract_finish_reason_and_response_id`` (what crewai calls on every chunk) records the
+  first id each index's tool-call deltas carry, then runs crewai's;
+- :func:`handle_emit_call_events`: called by crewai's streamed handlers inside their
   ``except`` to report the partial text as a completed call: it records the error and
   emits nothing (the call failed); everywhere else it is crewai's.
 
@@ -38,7 +39,12 @@ from typing import Any
 
 from streamfix import _shimkit
 
-__all__ = ["handle_emit_call_events", "handle_streaming_response", "handle_streaming_tool_calls"]
+__all__ = [
+    "ahandle_streaming_response",
+    "extract_finish_reason_and_response_id",
+    "handle_emit_call_events",
+    "handle_streaming_response",
+]
 
 _MODULE = "crewai.llm"
 
@@ -69,24 +75,64 @@ def handle_streaming_response(self: Any, *args: Any, **kwargs: Any) -> Any:
     if stream.failed is not None:
         task = _argument(args, kwargs, 3, "from_task")
         _raise_failed(self, stream.failed, task, _argument(args, kwargs, 4, "from_agent"))
-    if isinstance(result, list) and stream.ids:
-        for call in result:
-            if getattr(call, "id", "") is None and call.index in stream.ids:
-                call.id = stream.ids[call.index]
-    return result
+    return _with_ids(result, stream.ids)
 
 
-def handle_streaming_tool_calls(self: Any, tool_calls: Any, *args: Any, **kwargs: Any) -> Any:
-    """crewai's ``LLM._handle_streaming_tool_calls``, the first id of each index kept."""
+async def ahandle_streaming_response(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """crewai's ``LLM._ahandle_streaming_response`` (``acall``), with the calls' ids and
+    the stream's error kept: the error raised as crewai's async path raises it when the
+    stream fails before any text (the error itself)."""
+    stock = _shimkit.stock_of(_MODULE, "LLM._ahandle_streaming_response")
+    stream = _Stream(sys.exc_info()[1])
+    token = _CURRENT.set(stream)
+    try:
+        result = await stock(self, *args, **kwargs)
+    finally:
+        _CURRENT.reset(token)
+    if stream.failed is not None:
+        raise stream.failed
+    return _with_ids(result, stream.ids)
+
+
+def _extract(chunk: Any) -> tuple[str | None, str | None]:
+    """crewai's ``LLM._extract_finish_reason_and_response_id`` (called on every chunk of a
+    stream, sync and async), the first id of each index's tool-call deltas recorded first
+    while a stream is read."""
     stream = _CURRENT.get()
     if stream is not None:
-        for entry in tool_calls or ():
-            call_id = getattr(entry, "id", None)
-            index = getattr(entry, "index", None)
+        for entry in _tool_calls(chunk):
+            call_id = _field(entry, "id")
+            index = _field(entry, "index")
             if call_id and index not in stream.ids:
                 stream.ids[index] = call_id
-    stock = _shimkit.stock_of(_MODULE, "LLM._handle_streaming_tool_calls")
-    return stock(self, tool_calls, *args, **kwargs)
+    stock = _shimkit.stock_of(_MODULE, "LLM._extract_finish_reason_and_response_id")
+    return stock(chunk)  # type: ignore[no-any-return]
+
+
+extract_finish_reason_and_response_id = staticmethod(_extract)
+""":func:`_extract` as the class attribute it replaces (a ``staticmethod``)."""
+
+
+def _field(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+def _tool_calls(chunk: Any) -> list[Any]:
+    """The tool-call entries of a chunk's first choice's delta (none for a whole
+    response, whose choices carry a message)."""
+    choices = _field(chunk, "choices") or ()
+    delta = _field(choices[0], "delta") if choices else None
+    return list(_field(delta, "tool_calls") or ()) if delta is not None else []
+
+
+def _with_ids(result: Any, ids: dict[Any, str]) -> Any:
+    """Each call of ``result`` (a list of calls) whose id crewai dropped given the id the
+    stream gave its index; anything else as it is."""
+    if isinstance(result, list) and ids:
+        for call in result:
+            if getattr(call, "id", "") is None and getattr(call, "index", None) in ids:
+                call.id = ids[call.index]
+    return result
 
 
 def handle_emit_call_events(self: Any, *args: Any, **kwargs: Any) -> Any:

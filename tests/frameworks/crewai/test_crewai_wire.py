@@ -17,6 +17,8 @@ beside calls is returned by neither path (upstream's
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -362,18 +364,53 @@ def test_install_replaces_the_methods_and_uninstall_restores_them() -> None:
     llm_class = crewai_llm.LLM
     names = [
         "_handle_streaming_response",
-        "_handle_streaming_tool_calls",
+        "_ahandle_streaming_response",
+        "_extract_finish_reason_and_response_id",
         "_handle_emit_call_events",
     ]
     originals = [llm_class.__dict__[name] for name in names]
     streamfix_crewai.install()
     assert [llm_class.__dict__[name] for name in names] == [
         streamfix_crewai.handle_streaming_response,
-        streamfix_crewai.handle_streaming_tool_calls,
+        streamfix_crewai.ahandle_streaming_response,
+        streamfix_crewai.extract_finish_reason_and_response_id,
         streamfix_crewai.handle_emit_call_events,
     ]
+    assert isinstance(llm_class.__dict__[names[2]], staticmethod)
     streamfix_crewai.uninstall()
     assert [llm_class.__dict__[name] for name in names] == originals
+
+
+# -- acall: the async streamed path (``_ahandle_streaming_response``) -------------------
+
+
+def _acall(server: ReplayServer, name: str) -> Got:
+    scenario = OPENAI[name]
+    llm = driver.llm(scenario, api_base=server.openai_base_url)
+
+    def run() -> Any:
+        coroutine = llm.acall(driver.PROMPT, tools=driver.declared_tools(scenario))
+        return contextvars.Context().run(asyncio.run, coroutine)
+
+    return capture(scenario, run, _got, driver.read)
+
+
+@pytest.mark.stock_failure
+@pytest.mark.parametrize("name", ["a1-one-chunk", "b1-interleaved", "g3-shared-id", "e5-error"])
+def test_acall_stock_loses_what_patched_keeps(streamfix_server: ReplayServer, name: str) -> None:
+    """``acall`` streams through ``_ahandle_streaming_response``, which drops the ids and
+    returns the text streamed before an error as the sync path does; patched, as
+    :func:`test_patched_right` (the wire's ids; E5 the provider's error)."""
+    scenario = OPENAI[name]
+    stock = _acall(streamfix_server, name)
+    if scenario.calls:
+        assert stock.named == [(c["name"], c["arguments"]) for c in scenario.calls]
+        assert stock.ids == [None] * len(scenario.calls)
+    else:
+        assert_lost(scenario, stock)
+        assert stock.text == "Let me check"
+    streamfix.install("litellm", "crewai")
+    assert_right(scenario, _acall(streamfix_server, name))
 
 
 def test_doctor_column() -> None:
