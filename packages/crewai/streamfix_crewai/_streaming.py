@@ -51,10 +51,9 @@ _MODULE = "crewai.llm"
 
 @dataclass
 class _Stream:
-    """One streamed call: the ids by index, the exception being handled when it began
-    (not this stream's), and the error the stream failed with."""
+    """One streamed call: the first id of each index, and the error the stream failed
+    with."""
 
-    outer: BaseException | None
     ids: dict[Any, str] = field(default_factory=dict)
     failed: BaseException | None = None
 
@@ -66,7 +65,7 @@ def handle_streaming_response(self: Any, *args: Any, **kwargs: Any) -> Any:
     """crewai's ``LLM._handle_streaming_response``, with the calls' ids and the stream's
     error kept."""
     stock = _shimkit.stock_of(_MODULE, "LLM._handle_streaming_response")
-    stream = _Stream(sys.exc_info()[1])
+    stream = _Stream()
     token = _CURRENT.set(stream)
     try:
         result = stock(self, *args, **kwargs)
@@ -83,7 +82,7 @@ async def ahandle_streaming_response(self: Any, *args: Any, **kwargs: Any) -> An
     the stream's error kept: the error raised as crewai's async path raises it when the
     stream fails before any text (the error itself)."""
     stock = _shimkit.stock_of(_MODULE, "LLM._ahandle_streaming_response")
-    stream = _Stream(sys.exc_info()[1])
+    stream = _Stream()
     token = _CURRENT.set(stream)
     try:
         result = await stock(self, *args, **kwargs)
@@ -140,12 +139,22 @@ def handle_emit_call_events(self: Any, *args: Any, **kwargs: Any) -> Any:
     to return the text streamed before the error), the error recorded and nothing
     emitted."""
     stream = _CURRENT.get()
-    error = sys.exc_info()[1]
-    if stream is not None and error is not None and error is not stream.outer:
-        stream.failed = error
+    if stream is not None and _failing(sys._getframe(1)):
+        stream.failed = sys.exc_info()[1]
         return None
     stock = _shimkit.stock_of(_MODULE, "LLM._handle_emit_call_events")
     return stock(self, *args, **kwargs)
+
+
+def _failing(caller: Any) -> bool:
+    """Whether ``caller`` (the frame calling ``_handle_emit_call_events``) is crewai's own
+    streamed handler handling an exception it caught itself: its ``except`` branch for a
+    stream that failed after some text."""
+    error = sys.exc_info()[1]
+    if error is None or error.__traceback__ is None or error.__traceback__.tb_frame is not caller:
+        return False
+    handlers = ("LLM._handle_streaming_response", "LLM._ahandle_streaming_response")
+    return any(caller.f_code is _shimkit.stock_of(_MODULE, h).__code__ for h in handlers)
 
 
 def _argument(args: tuple[Any, ...], kwargs: dict[str, Any], place: int, name: str) -> Any:
