@@ -72,6 +72,14 @@ WITH_CALLS = [name for name in NAMES if OPENAI[name].calls and not OPENAI[name].
 WITH_CALLS = [name for name in WITH_CALLS if OPENAI[name].shape not in testing.UNREPAIRABLE]
 
 
+@pytest.fixture(autouse=True)
+def _quiet() -> Iterator[None]:
+    """crewai's console listener (its streaming panels, written past pytest's capture)
+    out of the way for every test, as the doctor's driver has it."""
+    with driver.quiet():
+        yield
+
+
 @pytest.fixture
 def events() -> Iterator[list[Any]]:
     """Every event crewai emits during the test, in order (``crewai_event_bus.emit``
@@ -348,8 +356,7 @@ def test_a_crew_answers_its_calls_by_id_only_patched(crew_server: ReplayServer) 
         tools = [_Tool.make("get_weather"), _Tool.make("get_time")]
         agent = Agent(role="r", goal="g", backstory="b", llm=llm, tools=tools, verbose=False)
         task = Task(description=driver.PROMPT, expected_output="the answer", agent=agent)
-        with driver.quiet():
-            assert Crew(agents=[agent], tasks=[task]).kickoff().raw == "done"
+        assert Crew(agents=[agent], tasks=[task]).kickoff().raw == "done"
         messages = crew_server.requests[-1]["messages"]
         sent = [c["id"] for m in messages for c in m.get("tool_calls") or ()]
         answered = [m.get("tool_call_id") for m in messages if m["role"] == "tool"]
