@@ -39,5 +39,5 @@ SHIM = Shim(
         Site("crewai.llm", "LLM._handle_emit_call_events", f"{_FIX}:handle_emit_call_events"),
     ],
     trigger="crewai.llm",
-    requires=("crewai.llm", "litellm"),
+    requires=("crewai", "litellm"),  # top-level: finding them imports neither
 )
