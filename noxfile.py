@@ -427,7 +427,13 @@ FRAMEWORKS_OPENAI_3 = {
 }
 FRAMEWORKS_OPENAI_2 = {
     "llama-index-llms-openai": "tests/frameworks/llama_index",
+    "crewai[litellm]": "tests/frameworks/crewai",
+    "strands-agents[openai,litellm]": "tests/frameworks/strands",
 }
+# With FRAMEWORKS_OPENAI_2: litellm 1.106.x imports mcp.types.CacheableResult (mcp 2.3 and
+# up) on every request that declares tools; crewai pins mcp<2, strands mcp<2.2 and
+# litellm<1.107, so the newest litellm that can call a tool beside them is 1.105.x.
+FRAMEWORKS_OPENAI_2_PINS = ["litellm<1.106"]
 FRAMEWORKS_SHOWN = [
     "openai",
     "litellm",
@@ -442,6 +448,8 @@ FRAMEWORKS_SHOWN = [
     "autogen-ext",
     "autogen-core",
     "dspy",
+    "crewai",
+    "strands-agents",
 ]
 
 
@@ -467,8 +475,8 @@ def frameworks(session: nox.Session) -> None:
     scripted five-round loop. The newest releases: those that resolve together on openai
     3.x first, then those that pin openai below 3, in the same environment."""
     _install(session, "test", extras="[openai,litellm,serve]")
-    for phase in (FRAMEWORKS_OPENAI_3, FRAMEWORKS_OPENAI_2):
-        session.install(*phase)
+    for phase, pins in ((FRAMEWORKS_OPENAI_3, []), (FRAMEWORKS_OPENAI_2, FRAMEWORKS_OPENAI_2_PINS)):
+        session.install(*phase, *pins)
         _show_versions(session, *_installed(session, *FRAMEWORKS_SHOWN))
         session.run("pytest", *phase.values(), *session.posargs, env=ENV)
 

@@ -223,8 +223,9 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
-        " 'litellm-openai', 'agno-litellm', 'openai-agents-litellm', 'openai', 'langchain',"
-        " 'pydantic-ai', 'openai-agents', 'agno', 'autogen', 'dspy', 'haystack', 'llama_index']\n"
+        " 'litellm-openai', 'agno-litellm', 'openai-agents-litellm', 'strands-litellm',"
+        " 'openai', 'langchain', 'pydantic-ai', 'openai-agents', 'strands', 'agno', 'autogen',"
+        " 'crewai', 'dspy', 'haystack', 'llama_index']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
@@ -233,7 +234,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "patches = {name: DRIVERS[name].name for name in DRIVERS}\n"
         "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
         " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
-        " 'agno-litellm': 'litellm', 'openai-agents-litellm': 'litellm'}\n"
+        " 'agno-litellm': 'litellm', 'openai-agents-litellm': 'litellm',"
+        " 'strands': 'openai', 'strands-litellm': 'litellm'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

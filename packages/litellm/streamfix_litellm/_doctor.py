@@ -18,12 +18,14 @@ from streamfix import testing
 
 from ._doctor_agno import AGNO_DRIVER
 from ._doctor_openai_agents import OPENAI_AGENTS_LITELLM_DRIVER
+from ._doctor_strands import STRANDS_DRIVER
 
 __all__ = [
     "AGNO_DRIVER",
     "DRIVER",
     "OPENAI_AGENTS_LITELLM_DRIVER",
     "OPENAI_DRIVER",
+    "STRANDS_DRIVER",
     "drive",
     "drive_builder",
     "live",

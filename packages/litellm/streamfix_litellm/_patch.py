@@ -79,5 +79,6 @@ SHIM = Shim(
         "litellm-openai": "OPENAI_DRIVER",
         "agno-litellm": "AGNO_DRIVER",
         "openai-agents-litellm": "OPENAI_AGENTS_LITELLM_DRIVER",
+        "strands-litellm": "STRANDS_DRIVER",
     },
 )

@@ -16,12 +16,14 @@ from streamfix import testing
 from ._doctor_langchain import LANGCHAIN_DRIVER
 from ._doctor_openai_agents import OPENAI_AGENTS_DRIVER
 from ._doctor_pydantic_ai import PYDANTIC_AI_DRIVER
+from ._doctor_strands import STRANDS_DRIVER
 
 __all__ = [
     "DRIVER",
     "LANGCHAIN_DRIVER",
     "OPENAI_AGENTS_DRIVER",
     "PYDANTIC_AI_DRIVER",
+    "STRANDS_DRIVER",
     "drive",
     "live",
 ]

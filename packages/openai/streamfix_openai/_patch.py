@@ -38,5 +38,6 @@ SHIM = Shim(
         "langchain": "LANGCHAIN_DRIVER",
         "pydantic-ai": "PYDANTIC_AI_DRIVER",
         "openai-agents": "OPENAI_AGENTS_DRIVER",
+        "strands": "STRANDS_DRIVER",
     },
 )

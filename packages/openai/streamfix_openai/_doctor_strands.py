@@ -1,0 +1,118 @@
+"""``streamfix doctor``'s ``strands`` column: the Strands Agents SDK's ``OpenAIModel``
+(``strands.models.openai``) on the openai wire.
+
+An ``Agent`` with a tool of each name the scenario's calls use (any object accepted), on
+``OpenAIModel`` (a real ``AsyncOpenAI`` given as its client), run with
+``Agent.stream_async`` and its events read to the end: the tools run and the next request
+gets the scenario's follow-up text. ``OpenAIModel.stream`` keys tool-call deltas by
+``index`` (the call's name and id those of the index's first delta, its arguments all its
+deltas joined) and stops reading at the first ``finish_reason``; the event loop parses each
+call's arguments when its block ends (``{}`` when they are not JSON) and skips a call
+without an id. The calls are the ``toolUse`` blocks of the first assistant message (name,
+input, ``toolUseId``), the text its ``text`` blocks. Strands keeps no thought signature and
+no reasoning metadata from ``OpenAIModel``, streamed or not: neither is judged. strands is
+imported when a scenario is driven.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from streamfix import testing
+
+from ._served import API_KEY, BASE_URL, http_client, outcome_of, tool_names
+
+__all__ = ["STRANDS_DRIVER", "agent", "drive", "quiet", "read", "run_streamed", "tools"]
+
+PROMPT = "What is the weather in Paris, and the time?"
+
+
+def _answer(tool_use: Any, **_: Any) -> dict[str, Any]:
+    return {"toolUseId": tool_use["toolUseId"], "status": "success", "content": [{"text": "ok"}]}
+
+
+def tools(scenario: testing.Scenario) -> list[Any]:
+    """A strands ``PythonAgentTool`` of each name the scenario's calls use, taking any
+    object and answering ``"ok"``."""
+    module: Any = importlib.import_module("strands.tools.tools")
+    schema = {"json": {"type": "object"}}
+    return [
+        module.PythonAgentTool(
+            name, {"name": name, "description": name, "inputSchema": schema}, _answer
+        )
+        for name in tool_names(scenario)
+    ]
+
+
+def agent(scenario: testing.Scenario, **options: Any) -> Any:
+    """An ``Agent`` on ``OpenAIModel`` for the scenario's model (no console output), with
+    :func:`tools`. ``options`` go to ``AsyncOpenAI`` (``base_url``, ``http_client``: by
+    default the in-process answer)."""
+    openai: Any = importlib.import_module("openai")
+    strands: Any = importlib.import_module("strands")
+    models: Any = importlib.import_module("strands.models.openai")
+    settings = {"api_key": API_KEY, "base_url": BASE_URL, "max_retries": 0, **options}
+    if "http_client" not in settings and settings["base_url"] == BASE_URL:
+        settings["http_client"] = http_client(scenario, asynchronous=True)
+    model = models.OpenAIModel(client=openai.AsyncOpenAI(**settings), model_id=scenario.name)
+    return strands.Agent(model=model, tools=tools(scenario), callback_handler=None)
+
+
+async def run_streamed(agent: Any) -> Any:
+    """``Agent.stream_async`` read to its end: the agent (its ``messages``), and the
+    events."""
+    events = [event async for event in agent.stream_async(PROMPT)]
+    return agent, events
+
+
+def read(ran: Any) -> testing.Outcome:
+    """The first assistant message's calls (name, input) and text."""
+    agent, _ = ran
+    message = next((m for m in agent.messages if m["role"] == "assistant"), None)
+    if message is None:
+        return testing.Outcome(error="no model response")
+    calls, text = [], []
+    for block in message["content"]:
+        if "toolUse" in block:
+            use = block["toolUse"]
+            calls.append((use["name"], use["input"]))  # parsed by strands, as it runs it
+        elif "text" in block:
+            text.append(block["text"])
+    return testing.Outcome(tuple(calls), "".join(text))
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """strands' warnings (arguments it could not parse, calls it skipped) kept off the
+    doctor's output while a scenario runs: a handler of its own on the ``strands``
+    logger, removed after."""
+    logger = logging.getLogger("strands")
+    handler = logging.NullHandler()
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        yield
+    finally:
+        logger.propagate = propagate
+        logger.removeHandler(handler)
+
+
+def drive(scenario: testing.Scenario) -> testing.Outcome:
+    """The scenario through ``Agent.stream_async`` on ``OpenAIModel``."""
+    with quiet():
+        return outcome_of(scenario, lambda: run_streamed(agent(scenario)), read)
+
+
+STRANDS_DRIVER = testing.Driver(
+    "openai",
+    "strands-agents",
+    "openai",
+    "strands",
+    drive,
+    "Agent.stream_async on OpenAIModel (openai wire)",
+)
+"""The ``strands`` column (the ``openai`` patch: the wire)."""
