@@ -429,6 +429,8 @@ FRAMEWORKS_OPENAI_2 = {
     "llama-index-llms-openai": "tests/frameworks/llama_index",
     "crewai[litellm]": "tests/frameworks/crewai",
     "strands-agents[openai,litellm]": "tests/frameworks/strands",
+    # openai-agents again: its newest release on openai 2.x (0.21 and up need openai 3).
+    "openai-agents[litellm]<0.21": "tests/frameworks/openai_agents",
 }
 # With FRAMEWORKS_OPENAI_2: litellm 1.106.x imports mcp.types.CacheableResult (mcp 2.3 and
 # up) on every request that declares tools; crewai pins mcp<2, strands mcp<2.2 and
@@ -473,7 +475,8 @@ def frameworks(session: nox.Session) -> None:
     over real HTTP (or fed real chunk objects), every scenario stock and patched, and its
     doctor column; langchain's agent, pydantic-ai and openai-agents also through a
     scripted five-round loop. The newest releases: those that resolve together on openai
-    3.x first, then those that pin openai below 3, in the same environment."""
+    3.x first, then those that pin openai below 3 (openai-agents again, at its newest
+    release on openai 2.x), in the same environment."""
     _install(session, "test", extras="[openai,litellm,serve]")
     for phase, pins in ((FRAMEWORKS_OPENAI_3, []), (FRAMEWORKS_OPENAI_2, FRAMEWORKS_OPENAI_2_PINS)):
         session.install(*phase, *pins)
