@@ -13,8 +13,8 @@ driven through the real methods (``OpenAIModel``, ``LiteLLMModel``,
 Where stock loses nothing the patched ``generate_stream`` yields exactly stock's deltas
 (the same objects' values, the same token usage, the same ``ValueError``).
 
-Direct mode (``STREAMFIX_DIRECT=1``: smolagents patched with docs/upstream/smolagents.patch
-and smolagents-generate-stream.patch, no shim): the ``patched`` tests drive smolagents' own
+Direct mode (``STREAMFIX_DIRECT=1``: smolagents patched with the docs/upstream/smolagents-*.patch
+series, no shim): the ``patched`` tests drive smolagents' own
 ``generate_stream``; a provider error is then smolagents' ``RuntimeError`` with the
 provider's text (:func:`provider_error`); the tests of stock's failures and of the shim's
 own API or error attributes are deselected."""
