@@ -616,12 +616,14 @@ LITELLM_BUILDER_E2E = (
 UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "smolagents": {
         "package": "smolagents",
-        # A series (issue 28): 1 is the fix of huggingface/smolagents#1569 alone; 2 and 3
-        # are optional, each applying on 1 without the other.
+        # A series (issue 28): 1 is the fix of huggingface/smolagents#1569 alone; 2 to 5
+        # are optional, each one behaviour, each applying on 1 without the others.
         "patch": [
             "docs/upstream/smolagents-1-parallel-calls-at-one-index.patch",
-            "docs/upstream/smolagents-2-generate-stream.patch",
-            "docs/upstream/smolagents-3-routing-heuristics.patch",
+            "docs/upstream/smolagents-2-choice-zero.patch",
+            "docs/upstream/smolagents-3-stream-errors.patch",
+            "docs/upstream/smolagents-4-legacy-function-call.patch",
+            "docs/upstream/smolagents-5-routing-heuristics.patch",
         ],
         "source": "src/",
         "strip": "src/",
@@ -629,10 +631,16 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
             "docs/upstream/smolagents-1-parallel-calls-at-one-index.patch": [
                 "tests/test_agglomerate_parallel_tool_calls.py"
             ],
-            "docs/upstream/smolagents-2-generate-stream.patch": [
+            "docs/upstream/smolagents-2-choice-zero.patch": [
                 "tests/test_generate_stream_choices.py"
             ],
-            "docs/upstream/smolagents-3-routing-heuristics.patch": [
+            "docs/upstream/smolagents-3-stream-errors.patch": [
+                "tests/test_generate_stream_errors.py"
+            ],
+            "docs/upstream/smolagents-4-legacy-function-call.patch": [
+                "tests/test_generate_stream_function_call.py"
+            ],
+            "docs/upstream/smolagents-5-routing-heuristics.patch": [
                 "tests/test_agglomerate_stream_deltas.py"
             ],
         },
