@@ -1,6 +1,7 @@
 """openai shim tests: every test starts and ends with the SDK's own stream helper.
 
-Direct mode (``STREAMFIX_DIRECT=1``, the SDK patched with docs/upstream/openai-python.patch):
+Direct mode (``STREAMFIX_DIRECT=1``, the SDK patched with the
+docs/upstream/openai-python-*.patch series):
 ``helper.PATCHED`` is the SDK's own ``ChatCompletionStreamState``, and the tests that need
 stock (the ``stock`` fixture, ``stock_failure``) or the shim (``shim_only``) are deselected.
 """

@@ -165,14 +165,9 @@ def signed(completion: ParsedChatCompletion[Any]) -> list[tuple[Any, ...]]:
 
 
 IDS = [case.name for case in CASES]
-#: What docs/upstream/openai-python.patch (direct mode) still gets wrong: an F3 signature
-#: sent before the second call signs the first (its index-keyed merge). The shim is right;
-#: the patch's fix is upstream-PR work (issue 28), so direct mode does not run these.
-PATCH_MISSES = {"f3-signature-only-entry-before-the-second-call"}
-PARAMS = [
-    pytest.param(case, id=case.name, marks=[pytest.mark.shim_only] * (case.name in PATCH_MISSES))
-    for case in CASES
-]
+#: Direct mode (the openai-python series applied, no shim) runs every case: the routing
+#: patch sends an F3 signature sent before the second call to that call (issue 28).
+PARAMS = [pytest.param(case, id=case.name) for case in CASES]
 
 
 @pytest.mark.parametrize("case", PARAMS)

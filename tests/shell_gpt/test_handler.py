@@ -391,7 +391,6 @@ def test_malformed_arguments_name_the_tool(monkeypatch: pytest.MonkeyPatch, patc
     assert ran(messages) == []
 
 
-@pytest.mark.shim_only  # the shim's wording; shell_gpt.patch keeps its own (issue 28)
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_call_that_never_gets_a_name_says_so(
     kind: str, monkeypatch: pytest.MonkeyPatch, patched: None

@@ -11,8 +11,8 @@ from support import deselect_in_direct_mode, redirect, shim_fixture
 _stock = shim_fixture("smolagents", autouse=True, name="_stock")
 patched = shim_fixture("smolagents", install=True, name="patched")
 
-#: Direct mode (``STREAMFIX_DIRECT=1``, smolagents patched with
-#: docs/upstream/smolagents.patch): the shim's drop-in a test calls is smolagents' own.
+#: Direct mode (``STREAMFIX_DIRECT=1``, smolagents patched with the
+#: docs/upstream/smolagents-*.patch series): the shim's drop-in a test calls is smolagents' own.
 DROP_INS = {
     "streamfix_smolagents:agglomerate_stream_deltas": "smolagents.models:agglomerate_stream_deltas"
 }

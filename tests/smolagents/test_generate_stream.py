@@ -13,8 +13,8 @@ driven through the real methods (``OpenAIModel``, ``LiteLLMModel``,
 Where stock loses nothing the patched ``generate_stream`` yields exactly stock's deltas
 (the same objects' values, the same token usage, the same ``ValueError``).
 
-Direct mode (``STREAMFIX_DIRECT=1``: smolagents patched with docs/upstream/smolagents.patch
-and smolagents-generate-stream.patch, no shim): the ``patched`` tests drive smolagents' own
+Direct mode (``STREAMFIX_DIRECT=1``: smolagents patched with the docs/upstream/smolagents-*.patch
+series, no shim): the ``patched`` tests drive smolagents' own
 ``generate_stream``; a provider error is then smolagents' ``RuntimeError`` with the
 provider's text (:func:`provider_error`); the tests of stock's failures and of the shim's
 own API or error attributes are deselected."""
@@ -465,4 +465,83 @@ def test_h1_patched_reads_the_legacy_call(wire: str, patched: None) -> None:
     message = _legacy_message(wire)
     assert [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls] == [
         ("call_chatcmpl-test", "weather", '{"city": "Paris"}')
+    ]
+
+
+class _Choice:
+    """A test double of a streamed choice, as smolagents' own tests build it: a ``delta``
+    and nothing else (no ``index``, no ``finish_reason``)."""
+
+    def __init__(self, delta: Any) -> None:
+        self.delta = delta
+
+
+class _Chunk:
+    """A test double of a streamed chunk: ``choices`` and ``usage``, no ``id`` (smolagents'
+    ``test_toolcalling_agent_stream_logs_multiple_tool_calls_observations`` streams these;
+    a patch reading ``event.id`` on every chunk broke it, issue 28)."""
+
+    def __init__(self, delta: Any) -> None:
+        self.choices = [_Choice(delta)]
+        self.usage = None
+
+
+def chunks_without_id() -> list[Any]:
+    """A role delta, then two calls at indices 0 and 1, each as a name then its arguments
+    in two pieces, on chunks that carry no ``id``."""
+    from openai.types.chat.chat_completion_chunk import (
+        ChoiceDelta,
+        ChoiceDeltaToolCall,
+        ChoiceDeltaToolCallFunction,
+    )
+
+    def piece(
+        index: int, call_id: str | None = None, name: str | None = None, args: str | None = None
+    ) -> Any:
+        function = ChoiceDeltaToolCallFunction(name=name, arguments=args)
+        entry = ChoiceDeltaToolCall(index=index, id=call_id, function=function, type="function")
+        return _Chunk(ChoiceDelta(tool_calls=[entry]))
+
+    return [
+        _Chunk(ChoiceDelta(role="assistant")),
+        piece(0, "call_1", "weather"),
+        piece(0, args='{"city": '),
+        piece(0, args='"Paris"}'),
+        piece(1, "call_2", "weather"),
+        piece(1, args='{"city": '),
+        piece(1, args='"Tokyo"}'),
+    ]
+
+
+def _deltas_of_objects(chunks: list[Any]) -> list[Any]:
+    from smol_wire import FakeClient
+    from smolagents.models import ChatMessage, MessageRole, OpenAIModel
+
+    model = OpenAIModel(model_id="test-model", api_key="sk-test")
+    model.client = FakeClient([chunks])
+    user = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "hi"}])
+    return list(model.generate_stream([user]))
+
+
+def test_chunks_without_an_id_stream_as_stock_streams_them(stock: Any) -> None:
+    """Chunks that carry no ``id`` (test doubles, or a provider that leaves it out): the
+    patched ``generate_stream`` yields stock's deltas, without reading an ``id`` the
+    chunk does not have."""
+    import streamfix_smolagents
+
+    expected = _deltas_of_objects(chunks_without_id())
+    streamfix_smolagents.install()
+    try:
+        assert _deltas_of_objects(chunks_without_id()) == expected
+    finally:
+        streamfix_smolagents.uninstall()
+
+
+def test_patched_chunks_without_an_id_give_both_calls(patched: None) -> None:
+    """Patched (the shim, or smolagents itself in direct mode): the two calls of chunks
+    that carry no ``id``, each with its own arguments."""
+    message = agglomerated(_deltas_of_objects(chunks_without_id()))
+    assert calls_of(message) == [
+        ("call_1", "weather", PARIS),
+        ("call_2", "weather", TOKYO),
     ]

@@ -13,6 +13,9 @@ markers.py``, a package ``__init__``); this writes the minimal stand-ins: ``test
 ``tests.utils`` as packages, ``require_run_all``, which (as upstream's) skips tests that
 call real APIs unless ``RUN_ALL`` is set, and an empty ``pytest.ini`` (the sdist's
 pytest options are in its ``pyproject.toml``, which is not extracted: only ``tests/`` is).
+Nor does it ship upstream's fixtures (``test_tool``, ``example_tool``, ``get_agent_dict``):
+``sdist_conftest.py``, written from what the tests expect of them, becomes its
+``tests/conftest.py``, so that the 26 tests using them run instead of erroring in every run.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ def main(dest: str) -> Path:
     (tests / "utils").mkdir(exist_ok=True)
     (tests / "utils" / "__init__.py").touch()
     (tests / "utils" / "markers.py").write_text(MARKERS)
+    (tests / "conftest.py").write_text((Path(__file__).parent / "sdist_conftest.py").read_text())
     # Its own (empty) config, so that pytest never picks up an enclosing project's.
     (tests.parent / "pytest.ini").write_text("[pytest]\n")
     return tests.parent

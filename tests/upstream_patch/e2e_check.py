@@ -143,7 +143,7 @@ def _finish_error() -> Any:
     )  # fmt: skip
 
 
-#: The shapes smolagents-generate-stream.patch fixes, by client: the openai client
+#: The shapes smolagents-2/-3/-4 (generate_stream) fix, by client: the openai client
 #: (OpenAIServerModel) and litellm's (LiteLLMModel, ``openai/``).
 GENERATE_STREAM_RUNS = (
     ("openai", "e7-two-choices"),

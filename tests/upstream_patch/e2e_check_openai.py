@@ -1,5 +1,5 @@
-"""The manual end-to-end check of ``docs/upstream/openai-python.patch``: the openai SDK as
-installed (stock, or patched), ``client.chat.completions.stream(...)`` over real HTTP
+"""The manual end-to-end check of the ``docs/upstream/openai-python-*.patch`` series: the
+openai SDK as installed (stock, or patched), ``client.chat.completions.stream(...)`` over real HTTP
 against this project's replay server, no shim installed.
 
     python tests/upstream_patch/e2e_check_openai.py
