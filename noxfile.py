@@ -657,6 +657,8 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         ],
         "direct": [
             ["tests/litellm/test_builder.py"],
+            # litellm's own get_combined_tool_content tests (its sdist ships no tests)
+            ["tests/litellm/test_builder_upstream_pins.py"],
             ["tests/e2e/test_litellm_builder.py", "-k", LITELLM_BUILDER_E2E],
         ],
     },
