@@ -595,13 +595,27 @@ def wheel(session: nox.Session) -> None:
 # tests go into an empty tree); the framework's own suite where its sdist ships one; and
 # `direct`, this project's tests run against the patched framework (support.direct), one
 # pytest run per folder.
-# The builder's end-to-end tests that the patch answers for. Not in it: the streaming path
-# (CustomStreamWrapper): its in-stream error mapping (_map_stream_exception), and F2 over HTTP
-# (chunk_creator empties the chunk of a signature-only entry before the builder sees it).
-LITELLM_BUILDER_E2E = (
-    "(openai_patched_builder or ollama_patched_builder or test_truncated_stream_passes"
-    " or chunks_before_the_error) and not f2-late-signature"
+# The litellm series (docs/upstream/litellm*.md): four pull requests, each applying alone to
+# the newest release. The builder's first one (same-index calls with their own ids) fixes
+# one bug; the shapes it leaves to the signature PR, or leaves out (heuristics, raising
+# where stock returns text: "Left out" in litellm-builder.md), are deselected from this
+# project's tests run against it. Not in it either: the streaming path's error mapping
+# (litellm-stream-errors.patch).
+LITELLM_BUILDER_LEFT_OUT = (
+    "signature or b3-same-index or b4-values-in-one-string or b8-index-changes"
+    " or c2-name-in-pieces or c4-resent or c5-cumulative or e1-stop or e3-no-finish-reason"
+    " or f6-thinking-unsigned or g2-id-changes or g4-repeated-call or h1-legacy-function-call"
+    " or i1-double-encoded or i3-restarted or raises or provider_error_status"
 )
+LITELLM_BUILDER_E2E = (
+    f"(openai_patched_builder or ollama_patched_builder) and not ({LITELLM_BUILDER_LEFT_OUT})"
+)
+LITELLM_SERIES = [
+    "docs/upstream/litellm-ollama.patch",
+    "docs/upstream/litellm-builder.patch",
+    "docs/upstream/litellm-signature-entries.patch",
+    "docs/upstream/litellm-stream-errors.patch",
+]
 UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "smolagents": {
         "package": "smolagents",
@@ -653,35 +667,28 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         "patch": "docs/upstream/litellm-builder.patch",
         "source": "litellm/",
         "added": [
-            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_tool_calls.py"
+            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_same_index_tool_calls.py"
         ],
         "direct": [
-            ["tests/litellm/test_builder.py"],
+            ["tests/litellm/test_builder.py", "-k", f"not ({LITELLM_BUILDER_LEFT_OUT})"],
             # litellm's own get_combined_tool_content tests (its sdist ships no tests)
             ["tests/litellm/test_builder_upstream_pins.py"],
             ["tests/e2e/test_litellm_builder.py", "-k", LITELLM_BUILDER_E2E],
         ],
     },
-    # A series: the builder patch signs a call with a signature-only entry once the
-    # streaming path (this patch) stops dropping the entry; they apply in this order.
+    # Gemini's thought signatures: the streaming path keeps a signature-only entry, the
+    # builder puts each signature on its call.
     "litellm_signatures": {
         "package": "litellm",
-        "patch": [
-            "docs/upstream/litellm-builder.patch",
-            "docs/upstream/litellm-signature-entries.patch",
-        ],
+        "patch": "docs/upstream/litellm-signature-entries.patch",
         "source": "litellm/",
         "added": [
             "tests/test_litellm/litellm_core_utils/test_streaming_handler_signature_entries.py"
         ],
         "direct": [
+            ["tests/litellm/test_builder.py", "-k", "signature"],
+            ["tests/litellm/test_builder_upstream_pins.py"],
             ["tests/e2e/test_litellm.py", "-k", "signature_only_delta"],
-            # the builder's cases, and with this patch f2-late-signature too
-            [
-                "tests/e2e/test_litellm_builder.py",
-                "-k",
-                LITELLM_BUILDER_E2E.removesuffix(" and not f2-late-signature"),
-            ],
         ],
     },
     "litellm_stream_errors": {
@@ -698,6 +705,22 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
                 "-k",
                 "patched_stream_raises or patched_stream_sends",
             ],
+        ],
+    },
+    # The four together, in the order a reviewer takes them: they compose.
+    "litellm_series": {
+        "package": "litellm",
+        "patch": LITELLM_SERIES,
+        "source": "litellm/",
+        "added": [
+            "tests/test_litellm/llms/ollama/test_ollama_chat_stream_tool_calls.py",
+            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_same_index_tool_calls.py",
+            "tests/test_litellm/litellm_core_utils/test_streaming_handler_signature_entries.py",
+            "tests/test_litellm/litellm_core_utils/test_streaming_handler_in_stream_errors.py",
+        ],
+        "direct": [
+            ["tests/litellm/test_builder.py", "-k", "b2-same-index or signature"],
+            ["tests/litellm/test_builder_upstream_pins.py"],
         ],
     },
     "openai": {
