@@ -4,8 +4,10 @@ litellm's ``tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_u
 (not shipped in its sdist) asserts that ``ChunkProcessor.get_combined_tool_content`` joins
 many argument fragments of parallel calls, interleaved by index, each call's in stream
 order; the arguments are plain text, not JSON, and are handed on as sent; a call that got
-a header and no fragment gets ``"{}"``. The upstream tests pinned here (each named in its
-docstring) are restated with this project's own fragments and run three ways:
+a header and no fragment gets ``"{}"``; custom (freeform) tool calls are joined the same
+way. Its seven ``get_combined_tool_content`` tests (each named in a docstring here; three
+of them an earlier builder patch broke) are restated with this project's own fragments and
+run three ways:
 
 - ``ChunkProcessor.get_combined_tool_content`` itself: stock litellm, or in direct mode
   (``STREAMFIX_DIRECT=1``, ``nox -s upstream_patch``) litellm patched with
@@ -100,20 +102,107 @@ SHAPES: dict[str, Callable[[], Shape]] = {
 }
 
 
+def whole_calls_at_their_own_index() -> Shape:
+    """upstream: ``test_get_combined_tool_content``. Three whole calls, indices 0 to 2."""
+    cities = ["Lyon", "Oslo", "Quito"]
+    entries = [_object_entry(i, "", f"call_{city}", "get_weather") for i, city in enumerate(cities)]
+    for entry, city in zip(entries, cities, strict=True):
+        entry.function.arguments = f'{{"city": "{city}"}}'
+    calls = [(f"call_{city}", "get_weather", f'{{"city": "{city}"}}') for city in cities]
+    return entries, calls
+
+
+#: litellm's other ``get_combined_tool_content`` tests: custom (freeform) tool calls, read by
+#: ``get_combined_tool_content`` only (the ``stream_chunk_builder`` shapes above are function
+#: calls). Each is its entries and the ``model_dump()`` of the calls they make.
+CustomShape = tuple[list[Any], list[dict[str, Any]]]
+
+
+def custom_call_in_fragments() -> CustomShape:
+    """upstream: ``test_get_combined_tool_content_custom_tool_call``."""
+    entries: list[Any] = [
+        {"index": 0, "id": "call_p", "type": "custom", "custom": {"name": "Patch", "input": ""}},
+        {"index": 0, "custom": {"input": "--- a\n"}},
+        {"index": 0, "custom": {"input": "+++ b\n"}},
+    ]
+    dump = {
+        "id": "call_p",
+        "type": "custom",
+        "custom": {"name": "Patch", "input": "--- a\n+++ b\n"},
+    }
+    return entries, [dump]
+
+
+def custom_call_without_type() -> CustomShape:
+    """upstream: ``test_get_combined_tool_content_custom_tool_call_without_type_field``."""
+    entries: list[Any] = [
+        {"index": 0, "id": "call_q", "custom": {"name": "Query", "input": "SELECT"}},
+        {"index": 0, "custom": {"input": " 1"}},
+    ]
+    dump = {"id": "call_q", "type": "custom", "custom": {"name": "Query", "input": "SELECT 1"}}
+    return entries, [dump]
+
+
+def custom_inputs_interleaved() -> CustomShape:
+    """upstream: ``test_get_combined_tool_content_joins_many_custom_tool_input_fragments_``
+    ``in_order``. A dict-shaped and an object-shaped custom call, fragments alternating."""
+    from types import SimpleNamespace
+
+    left = [f"l{n};" for n in range(150)]
+    right = [f"r{n};" for n in range(150)]
+    entries: list[Any] = [
+        {"index": 0, "id": "call_l", "type": "custom", "custom": {"name": "edit"}},
+        SimpleNamespace(
+            index=1, id="call_r", type="custom", custom=SimpleNamespace(name="run", input="")
+        ),
+    ]
+    for one, two in zip(left, right, strict=True):
+        entries += [
+            {"index": 0, "custom": {"input": one}},
+            SimpleNamespace(index=1, custom=SimpleNamespace(input=two)),
+        ]
+    dumps = [
+        {"id": "call_l", "type": "custom", "custom": {"name": "edit", "input": "".join(left)}},
+        {"id": "call_r", "type": "custom", "custom": {"name": "run", "input": "".join(right)}},
+    ]
+    return entries, dumps
+
+
+CUSTOM_SHAPES: dict[str, Callable[[], CustomShape]] = {
+    "custom-call-in-fragments": custom_call_in_fragments,
+    "custom-call-without-type": custom_call_without_type,
+    "custom-inputs-interleaved": custom_inputs_interleaved,
+}
+
+
 def _calls(tool_calls: Any) -> Calls:
     return [(c.id, c.function.name, c.function.arguments) for c in tool_calls or ()]
 
 
-@pytest.mark.parametrize("shape", SHAPES)
+def _combined(entries: list[Any]) -> Any:
+    from litellm.litellm_core_utils.streaming_chunk_builder_utils import ChunkProcessor
+
+    chunks = [{"choices": [{"delta": {"tool_calls": [entry]}}]} for entry in entries]
+    return ChunkProcessor.__new__(ChunkProcessor).get_combined_tool_content(chunks)
+
+
+@pytest.mark.parametrize("shape", [*SHAPES, "whole-calls-at-their-own-index"])
 def test_get_combined_tool_content(shape: str) -> None:
     """The upstream tests as they are written: ``get_combined_tool_content`` on chunks of
     one ``delta.tool_calls`` entry each (no shim patches it; in direct mode, patched)."""
-    from litellm.litellm_core_utils.streaming_chunk_builder_utils import ChunkProcessor
+    make = SHAPES.get(shape, whole_calls_at_their_own_index)
+    entries, calls = make()
+    assert _calls(_combined(entries)) == calls
 
-    entries, calls = SHAPES[shape]()
-    chunks = [{"choices": [{"delta": {"tool_calls": [entry]}}]} for entry in entries]
-    processor = ChunkProcessor.__new__(ChunkProcessor)
-    assert _calls(processor.get_combined_tool_content(chunks)) == calls
+
+@pytest.mark.parametrize("shape", CUSTOM_SHAPES)
+def test_get_combined_tool_content_custom_calls(shape: str) -> None:
+    from litellm.types.utils import ChatCompletionMessageCustomToolCall
+
+    entries, dumps = CUSTOM_SHAPES[shape]()
+    combined = _combined(entries)
+    assert all(isinstance(call, ChatCompletionMessageCustomToolCall) for call in combined)
+    assert [call.model_dump() for call in combined] == dumps
 
 
 def _stream(entries: list[Any]) -> list[Any]:
