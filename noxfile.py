@@ -693,12 +693,40 @@ def wheel(session: nox.Session) -> None:
 # `deselect`, its tests left out of both runs, each with why); and `direct`, this
 # project's tests run against the patched framework (support.direct), one pytest run per
 # folder.
-# The builder's end-to-end tests that the patch answers for. Not in it: the streaming path
-# (CustomStreamWrapper): its in-stream error mapping (_map_stream_exception), and F2 over HTTP
-# (chunk_creator empties the chunk of a signature-only entry before the builder sees it).
+# The litellm series (docs/upstream/litellm*.md): four pull requests, each applying alone to
+# the newest release. The builder's first one (same-index calls with their own ids) fixes
+# one bug; the shapes it leaves to the signature PR, or leaves out (heuristics, raising
+# where stock returns text: "Left out" in litellm-builder.md), are deselected from this
+# project's tests run against it. Not in it either: the streaming path's error mapping
+# (litellm-stream-errors.patch).
+LITELLM_BUILDER_LEFT_OUT = (
+    "signature or b3-same-index or b4-values-in-one-string or b8-index-changes"
+    " or c2-name-in-pieces or c4-resent or c5-cumulative or e1-stop or e3-no-finish-reason"
+    " or f6-thinking-unsigned or g2-id-changes or g4-repeated-call or h1-legacy-function-call"
+    " or i1-double-encoded or i3-restarted or raises or provider_error_status"
+)
 LITELLM_BUILDER_E2E = (
-    "(openai_patched_builder or ollama_patched_builder or test_truncated_stream_passes"
-    " or chunks_before_the_error) and not f2-late-signature"
+    f"(openai_patched_builder or ollama_patched_builder) and not ({LITELLM_BUILDER_LEFT_OUT})"
+)
+LITELLM_SERIES = [
+    "docs/upstream/litellm-ollama.patch",
+    "docs/upstream/litellm-builder.patch",
+    "docs/upstream/litellm-signature-entries.patch",
+    "docs/upstream/litellm-stream-errors.patch",
+]
+# The google-adk series in review order: each patch's name and the test file it adds. The
+# shapes it leaves out (argument repairs, the legacy function_call dialect, truncated calls
+# named in the error: "Left out" in google-adk.md) are deselected from this project's tests
+# run against it.
+ADK_SERIES = {
+    "vertex-thought-signatures": "test_litellm_vertex_thought_signatures.py",
+    "calls-after-a-finish-reason": "test_litellm_stream_segments.py",
+    "stream-errors": "test_litellm_stream_errors.py",
+    "tool-call-routing": "test_litellm_streamed_tool_call_routing.py",
+}
+ADK_LEFT_OUT = (
+    "B4-concatenated or H1-legacy-function-call or I1-double-encoded or I3-restarted-arguments"
+    " or truncated_arguments_give_adk_error_response"
 )
 UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "smolagents": {
@@ -777,33 +805,28 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         "patch": "docs/upstream/litellm-builder.patch",
         "source": "litellm/",
         "added": [
-            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_tool_calls.py"
+            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_same_index_tool_calls.py"
         ],
         "direct": [
-            ["tests/litellm/test_builder.py"],
+            ["tests/litellm/test_builder.py", "-k", f"not ({LITELLM_BUILDER_LEFT_OUT})"],
+            # litellm's own get_combined_tool_content tests (its sdist ships no tests)
+            ["tests/litellm/test_builder_upstream_pins.py"],
             ["tests/e2e/test_litellm_builder.py", "-k", LITELLM_BUILDER_E2E],
         ],
     },
-    # A series: the builder patch signs a call with a signature-only entry once the
-    # streaming path (this patch) stops dropping the entry; they apply in this order.
+    # Gemini's thought signatures: the streaming path keeps a signature-only entry, the
+    # builder puts each signature on its call.
     "litellm_signatures": {
         "package": "litellm",
-        "patch": [
-            "docs/upstream/litellm-builder.patch",
-            "docs/upstream/litellm-signature-entries.patch",
-        ],
+        "patch": "docs/upstream/litellm-signature-entries.patch",
         "source": "litellm/",
         "added": [
             "tests/test_litellm/litellm_core_utils/test_streaming_handler_signature_entries.py"
         ],
         "direct": [
+            ["tests/litellm/test_builder.py", "-k", "signature"],
+            ["tests/litellm/test_builder_upstream_pins.py"],
             ["tests/e2e/test_litellm.py", "-k", "signature_only_delta"],
-            # the builder's cases, and with this patch f2-late-signature too
-            [
-                "tests/e2e/test_litellm_builder.py",
-                "-k",
-                LITELLM_BUILDER_E2E.removesuffix(" and not f2-late-signature"),
-            ],
         ],
     },
     "litellm_stream_errors": {
@@ -820,6 +843,22 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
                 "-k",
                 "patched_stream_raises or patched_stream_sends",
             ],
+        ],
+    },
+    # The four together, in the order a reviewer takes them: they compose.
+    "litellm_series": {
+        "package": "litellm",
+        "patch": LITELLM_SERIES,
+        "source": "litellm/",
+        "added": [
+            "tests/test_litellm/llms/ollama/test_ollama_chat_stream_tool_calls.py",
+            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_same_index_tool_calls.py",
+            "tests/test_litellm/litellm_core_utils/test_streaming_handler_signature_entries.py",
+            "tests/test_litellm/litellm_core_utils/test_streaming_handler_in_stream_errors.py",
+        ],
+        "direct": [
+            ["tests/litellm/test_builder.py", "-k", "b2-same-index or signature"],
+            ["tests/litellm/test_builder_upstream_pins.py"],
         ],
     },
     "openai": {
@@ -845,18 +884,29 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         "suite_deps": ["inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"],
         "direct": [["tests/openai"]],
     },
-    # A series: the patches apply in this order, each on the one before it.
+    # The google-adk series (docs/upstream/google-adk.md): each pull request applies alone
+    # to the release, with its own test file; "adk" applies the four in review order.
+    **{
+        f"adk_{number}": {
+            "package": "google-adk",
+            "patch": f"docs/upstream/google-adk-{number}-{name}.patch",
+            "source": "src/",
+            "strip": "src/",
+            "added": [f"tests/unittests/models/{test}"],
+            "suite_deps": ["litellm", "pytest-asyncio"],
+            "direct": [],
+        }
+        for number, (name, test) in enumerate(ADK_SERIES.items(), start=1)
+    },
     "adk": {
         "package": "google-adk",
         "patch": [
-            "docs/upstream/google-adk-1-tool-call-routing.patch",
-            "docs/upstream/google-adk-2-stream-errors.patch",
-            "docs/upstream/google-adk-3-signatures-and-legacy-calls.patch",
-            "docs/upstream/google-adk-4-argument-repairs.patch",
+            f"docs/upstream/google-adk-{number}-{name}.patch"
+            for number, name in enumerate(ADK_SERIES, start=1)
         ],
         "source": "src/",
         "strip": "src/",
-        "added": ["tests/unittests/models/test_litellm_streamed_tool_calls.py"],
+        "added": [f"tests/unittests/models/{test}" for test in ADK_SERIES.values()],
         # google-adk's LiteLlm needs litellm (its `extensions` extra); its tests, pytest-asyncio.
         "suite_deps": ["litellm", "pytest-asyncio"],
         "direct": [
@@ -865,6 +915,8 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
                 "tests/adk/test_errors_and_contract.py",
                 "tests/adk/test_upstream_pins.py",
                 "tests/adk/test_e2e_runner.py",
+                "-k",
+                f"not ({ADK_LEFT_OUT})",
             ]
         ],
     },
@@ -974,6 +1026,8 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
         session.run("python", "tests/smolagents_upstream/compare_runs.py", *reports.values())
     # This project's tests, direct mode: the project (for its testing helpers) without any
     # framework extra, the patch checked still applied, no shim installed or activated.
+    if not spec["direct"]:
+        return
     _install(session, "test")
     if pins:
         session.install(*pins)

@@ -22,7 +22,10 @@ stock builder unchanged. Errors (decided: raised, never a silent ordinary respon
   provider's own text;
 - arguments cut off (``finish_reason: "length"``, or the stream ended inside the JSON
   value), a call that never got a name, arguments that are not one JSON object: raise
-  ``litellm.APIError`` (status 500, the builder's own error type) naming the call.
+  ``litellm.APIError`` (status 500, the builder's own error type) naming the call. Not
+  raised: named calls whose arguments are whole text that never began a JSON object
+  (``a0;a1;``): stock joins them by index and hands them on as sent, so stock's response
+  is returned (litellm's own ``get_combined_tool_content`` tests pin that).
 
 Each raised exception carries ``assembled`` (the :class:`streamfix.AssembledMessage`
 built from everything that did complete), ``partial_arguments`` (each cut call's raw
@@ -32,6 +35,7 @@ text by position) and the core's error as ``__cause__``.
 from __future__ import annotations
 
 import copy
+import json
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -55,7 +59,10 @@ def stream_chunk_builder(
     if not chunks or not _chat_chunks(chunks):
         return stock(chunks, messages, *args, **kwargs)
     wired = _wired(chunks, kwargs.get("logging_obj"))
-    kept, assembled = wired or _assemble(chunks, kwargs.get("logging_obj"))
+    built = wired or _assemble(chunks, kwargs.get("logging_obj"))
+    if built is None:  # whole arguments that are not JSON: stock hands them on as sent
+        return stock(chunks, messages, *args, **kwargs)
+    kept, assembled = built
     if not any(m.tool_calls or m.thinking_blocks for m in assembled.values()) and not any(
         _field(chunk, "function_call") for chunk in kept
     ):
@@ -87,10 +94,12 @@ def _chat_chunks(chunks: Sequence[Any]) -> bool:
 
 def _assemble(
     chunks: Sequence[Any], logging_obj: Any
-) -> tuple[list[Any], dict[int, streamfix.AssembledMessage]]:
+) -> tuple[list[Any], dict[int, streamfix.AssembledMessage]] | None:
     """The core over every chunk: the chunks stock must still see (all but those that
     only continue a call's arguments; the first and last always), and each choice's
-    assembled message. Raises litellm's exceptions for what the core refuses."""
+    assembled message. ``None`` when the core refuses only arguments that are whole but
+    not JSON (:func:`_not_json`): stock hands those on as sent and loses nothing. Raises
+    litellm's exceptions for anything else the core refuses."""
     assembler = streamfix.ToolCallAssembler()
     kept: list[Any] = []
     last = len(chunks) - 1
@@ -102,9 +111,36 @@ def _assemble(
                 kept.append(chunk)
         return kept, assembler.finish_all()
     except streamfix.StreamFixError as error:
+        if _not_json(error, chunks):
+            return None
         model = str(_get(chunks[0], "model") or "")
         provider = str(getattr(logging_obj, "custom_llm_provider", None) or "")
         raise litellm_error(error, _get(chunk, "error"), model, provider) from error
+
+
+def _not_json(error: streamfix.StreamFixError, chunks: Sequence[Any]) -> bool:
+    """Whether ``error`` refuses only named calls whose arguments are whole text that never
+    began a JSON object (``a0;a1;``, not a cut-off ``{"city": "Pa``), in a stream that was
+    not cut off (no ``length`` finish): text the provider sent as it is, which stock's
+    builder joins by index and hands on unchanged. Anything else stays an error."""
+    if not isinstance(error, (streamfix.TruncatedToolCallError, streamfix.MalformedToolCallError)):
+        return False
+    if not error.partial_arguments or None in error.partial_names.values():
+        return False
+    if any(_get(c, "finish_reason") == "length" for k in chunks for c in _get(k, "choices") or ()):
+        return False
+    return all(_never_json(text) for text in error.partial_arguments.values())
+
+
+def _never_json(text: str) -> bool:
+    """Text a JSON reader rejects before its end, and that does not begin an object."""
+    if text.lstrip().startswith("{"):
+        return False
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return error.pos < len(text.rstrip()) and not error.msg.startswith("Unterminated")
+    return False
 
 
 def _wired(
