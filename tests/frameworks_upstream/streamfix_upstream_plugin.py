@@ -3,9 +3,10 @@
 Loaded with ``-p streamfix_upstream_plugin`` (this folder on ``PYTHONPATH``) by the nox
 session ``frameworks_upstream``. ``STREAMFIX_PATCHES`` names the wires to install
 (``openai`` by default; ``openai,litellm`` for a framework that also streams through
-litellm); ``STREAMFIX_STOCK=1`` runs the same tests stock, for comparison. It is not
-named ``conftest.py`` so that running this repository's own tests never activates it. The
-wires are installed before the suite's modules are collected.
+litellm; a framework's shim beside its wire: ``openai,autogen``); ``STREAMFIX_STOCK=1``
+runs the same tests stock, for comparison. It is not named ``conftest.py`` so that running
+this repository's own tests never activates it. The wires are installed before the suite's
+modules are collected.
 """
 
 from __future__ import annotations
