@@ -502,6 +502,7 @@ class ToolCallAssembler:
             choice=state.number,
             reasoning_details=details,
             thinking_blocks=blocks,
+            provider_blocks=[] if self._reader is None else self._reader.kept(state.number),
         )
         return message, outcomes
 

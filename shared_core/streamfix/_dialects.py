@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import json
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._normalize import MALFORMED_CALL, ChoiceDelta, Chunk, Fragment, ProviderError
 
-__all__ = ["DIALECTS", "Reader", "detect", "reader_for"]
+if TYPE_CHECKING:
+    from ._types import AssembledMessage
+
+__all__ = ["DIALECTS", "Reader", "detect", "history", "reader_for"]
 
 #: The dialects a stream may be in: ``chat`` is OpenAI's chat completions (and Ollama's
 #: NDJSON), read by :func:`~._normalize.normalize` itself.
@@ -265,6 +268,10 @@ class Reader:
 
     def end(self) -> Chunk | None:
         return None
+
+    def kept(self, choice: int) -> list[dict[str, Any]]:
+        """The provider's own blocks of choice ``choice`` kept whole (K5), in order."""
+        return []
 
     def chat(self, chunk: Chunk) -> dict[str, Any] | None:
         """What ``chunk`` (one item read) says, as an OpenAI chat-completion chunk dict
@@ -534,6 +541,11 @@ class _Responses(Reader):
             out.error = ProviderError(_text_error(response.get("error"), "response failed"), None)
 
 
+def _block_order(entry: tuple[object, Any]) -> tuple[bool, Any]:
+    key = entry[0]
+    return (type(key) is not int, key if type(key) is int else 0)
+
+
 def _remember(response: dict[str, Any], response_id: object, model: object) -> None:
     if type(response_id) is str and response_id:
         response["id"] = response_id
@@ -568,6 +580,23 @@ class _Anthropic(Reader):
     def __init__(self) -> None:
         super().__init__()
         self.usage: dict[str, Any] = {}
+        self.server: dict[object, tuple[dict[str, Any], list[str]]] = {}  # K5, by index
+
+    def kept(self, choice: int) -> list[dict[str, Any]]:
+        """K5: the server tool blocks (and their results, MCP's), each whole: its input
+        streamed as ``input_json_delta`` pieces parsed (the pieces as sent if they are not
+        one JSON value), in block order."""
+        out = []
+        for _, (block, pieces) in sorted(self.server.items(), key=_block_order):
+            whole = dict(block)
+            if pieces:
+                text = "".join(pieces)
+                try:
+                    whole["input"] = json.loads(text)
+                except ValueError:
+                    whole["input"] = text
+            out.append(whole)
+        return out if choice == 0 else []
 
     def _read(self, body: dict[str, Any], out: _Out) -> Chunk:
         kind = body.get("type")
@@ -606,12 +635,17 @@ class _Anthropic(Reader):
             self._think(out, index, {"type": "thinking", "thinking": block.get("thinking")})
         elif kind == "redacted_thinking":
             self._think(out, index, {"type": "redacted_thinking", "data": block.get("data")})
-        elif kind is not None:
-            out.problems.append(f"anthropic: a {kind} block is the provider's; not a call")
+        elif kind is not None:  # K5: the provider's own block, kept whole, never a call
+            self.server[index] = (block, [])
+            out.problems.append(f"anthropic: a {kind} block is the provider's; kept, not a call")
 
     def _delta(self, index: object, delta: dict[str, Any], out: _Out) -> None:
         kind = delta.get("type")
-        if kind == "input_json_delta":
+        if kind == "input_json_delta" and index in self.server:
+            piece = delta.get("partial_json")
+            if type(piece) is str:
+                self.server[index][1].append(piece)
+        elif kind == "input_json_delta":
             self._piece(out, index, delta.get("partial_json"))
         elif kind == "text_delta":
             out.text(delta.get("text"))
@@ -882,3 +916,83 @@ class _Bedrock(Reader):
             if reasoning.get("redactedContent") is not None:
                 piece = {"type": "redacted_thinking", "data": reasoning["redactedContent"]}
                 self._think(out, index, piece)
+
+
+# --- giving a message back (AssembledMessage.to_history) ---------------------------------
+
+
+def history(message: AssembledMessage, dialect: str) -> list[dict[str, Any]]:
+    """What the next request in ``dialect`` carries back of ``message``: the items to
+    append to its conversation (:meth:`~streamfix.AssembledMessage.to_history`)."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; one of {', '.join(DIALECTS)}")
+    if dialect == "chat":
+        return [message.to_openai_dict()]
+    return _HISTORY[dialect](message)
+
+
+def _responses_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Reasoning items whole (J5), then the text, then one ``function_call`` per call."""
+    items = [dict(d) for d in message.reasoning_details if d.get("type") == "reasoning"]
+    if message.content:
+        items.append({"type": "message", "role": "assistant", "content": message.content})
+    items.extend(
+        {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments}
+        for c in message.tool_calls
+    )
+    return items
+
+
+def _anthropic_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Thinking blocks first (signed, K3), the provider's blocks (K5), text, calls."""
+    content = [dict(block) for block in message.thinking_blocks]
+    content.extend(dict(block) for block in message.provider_blocks)
+    if message.content:
+        content.append({"type": "text", "text": message.content})
+    content.extend(
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": c.parsed}
+        for c in message.tool_calls
+    )
+    return [{"role": "assistant", "content": content}]
+
+
+def _gemini_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """The text, then each call a ``functionCall`` part with its own signature (L2)."""
+    parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+    for call in message.tool_calls:
+        function: dict[str, Any] = {"name": call.name, "args": call.parsed}
+        if call.id is not None:
+            function["id"] = call.id
+        part: dict[str, Any] = {"functionCall": function}
+        if call.thought_signature is not None:
+            part["thoughtSignature"] = call.thought_signature
+        parts.append(part)
+    return [{"role": "model", "parts": parts}]
+
+
+def _bedrock_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Reasoning blocks (signed), the text, then one ``toolUse`` block per call."""
+    blocks: list[dict[str, Any]] = []
+    for block in message.thinking_blocks:
+        if block.get("type") == "redacted_thinking":
+            blocks.append({"reasoningContent": {"redactedContent": block.get("data")}})
+            continue
+        reasoning = {"text": block.get("thinking") or ""}
+        if block.get("signature"):
+            reasoning["signature"] = block["signature"]
+        blocks.append({"reasoningContent": {"reasoningText": reasoning}})
+    if message.content:
+        blocks.append({"text": message.content})
+    blocks.extend(
+        {"toolUse": {"toolUseId": c.id, "name": c.name, "input": c.parsed}}
+        for c in message.tool_calls
+    )
+    return [{"role": "assistant", "content": blocks}]
+
+
+_HISTORY = {
+    "responses": _responses_history,
+    "anthropic": _anthropic_history,
+    "gemini": _gemini_history,
+    "bedrock": _bedrock_history,
+}

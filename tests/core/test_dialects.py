@@ -22,6 +22,7 @@ import streamfix
 from streamfix import ToolCallAssembler
 from streamfix.testing import (
     DIALECT_SCENARIOS,
+    SERVER_TOOL_BLOCKS,
     Scenario,
     anthropic_stream,
     bedrock_stream,
@@ -143,16 +144,29 @@ def test_l3_a_stream_cut_inside_streamed_arguments_is_truncated() -> None:
     assert error.partial_arguments[0].startswith('{"query": "')
 
 
-def test_k5_a_server_tool_block_is_not_a_client_call() -> None:
-    chunks = anthropic_stream([], "Searching.")
-    start = {
-        "type": "content_block_start",
-        "index": 1,
-        "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"},
-    }
-    message, error = _outcome([*chunks[:-2], start, *chunks[-2:]])
-    assert error is None and message.tool_calls == []
+@pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "sdk-objects"])
+def test_k5_server_tool_blocks_are_kept_whole_never_client_calls(sdk: bool) -> None:
+    """K5: a server tool block (its input streamed) and its result are the provider's:
+    kept whole, in order, on the message (``provider_blocks``), never a client call; the
+    client call after them is call 0."""
+    scenario = DIALECT_SCENARIOS["k5-anthropic-server-tool"]
+    items = _sdk_objects(scenario) if sdk else scenario.chunks
+    message = streamfix.assemble(items)
+    assert _calls(message) == list(scenario.calls)
+    assert message.content == scenario.text
+    kept = [
+        {k: v for k, v in b.items() if k in SERVER_TOOL_BLOCKS[n]}
+        for n, b in enumerate(message.provider_blocks)
+    ]
+    assert kept == list(SERVER_TOOL_BLOCKS)
     assert any("server_tool_use" in d.detail for d in message.diagnostics)
+    (back,) = message.to_history("anthropic")
+    assert [b["type"] for b in back["content"]] == [
+        "server_tool_use",
+        "web_search_tool_result",
+        "text",
+        "tool_use",
+    ]
 
 
 def test_l4_malformed_function_call_is_a_typed_error() -> None:
@@ -383,3 +397,104 @@ def test_any_fragmentation_repairs_to_the_response(dialect: str, data: st.DataOb
     ]
     assert all(c.id == (d["id"] or c.id) for c, d in zip(message.tool_calls, calls, strict=True))
     assert message.finish_reason == ("tool_calls" if calls else "stop")
+
+
+# --- giving the message back: AssembledMessage.to_history -----------------------------------
+
+RIGHT = sorted(n for n, s in DIALECT_SCENARIOS.items() if s.error is None and not s.truncated)
+
+
+def _valid(dialect: str, items: list[dict[str, Any]]) -> None:
+    """``items`` are what the dialect's own SDK accepts as the next request's history."""
+    from pydantic import TypeAdapter
+
+    if dialect == "responses":
+        from openai.types.responses import ResponseInputParam
+
+        TypeAdapter(ResponseInputParam).validate_python(items, strict=True)
+    elif dialect == "anthropic":
+        from anthropic.types import MessageParam
+
+        for item in items:
+            TypeAdapter(MessageParam).validate_python(item, strict=True)
+    elif dialect == "gemini":
+        from google.genai import types
+
+        for item in items:  # google-genai's models forbid unknown fields
+            types.Content.model_validate(item)
+    else:  # Bedrock's Message: reasoningContent, text and toolUse blocks
+        (item,) = items
+        assert item["role"] == "assistant"
+        for block in item["content"]:
+            assert len(block) == 1 and next(iter(block)) in {"reasoningContent", "text", "toolUse"}
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_to_history_gives_the_message_back_in_its_dialect(name: str) -> None:
+    """Part 1: the message goes back in the dialect it came in, its calls with their ids
+    and arguments, and what the provider needs back of its reasoning: Anthropic's
+    thinking blocks with signatures (K3), a Responses reasoning item whole with its
+    ``encrypted_content`` (J5), each Gemini call's own signature on its own part (L1,
+    L2), Bedrock's reasoning with its signature; the SDK's own request types accept it."""
+    scenario = DIALECT_SCENARIOS[name]
+    message = streamfix.assemble(scenario.chunks)
+    items = message.to_history(scenario.dialect)
+    _valid(scenario.dialect, items)
+    args = [c["arguments"] for c in scenario.calls]
+    if scenario.dialect == "responses":
+        calls = [i for i in items if i["type"] == "function_call"]
+        assert [(c["call_id"], json.loads(c["arguments"])) for c in calls] == [
+            (c["id"], c["arguments"]) for c in scenario.calls
+        ]
+        reasoning = [i for i in items if i["type"] == "reasoning"]
+        assert reasoning == [d for d in message.reasoning_details if d["type"] == "reasoning"]
+    elif scenario.dialect == "anthropic":
+        (back,) = items
+        uses = [b for b in back["content"] if b["type"] == "tool_use"]
+        assert [(u["id"], u["input"]) for u in uses] == [
+            (c["id"], a) for c, a in zip(scenario.calls, args, strict=True)
+        ]
+        thinking = [b for b in back["content"] if "thinking" in b["type"]]
+        assert thinking == message.thinking_blocks
+        assert back["content"][: len(thinking)] == thinking  # thinking first
+    elif scenario.dialect == "gemini":
+        (back,) = items
+        parts = [p for p in back["parts"] if "functionCall" in p]
+        assert [p["functionCall"]["args"] for p in parts] == args
+        assert tuple(p.get("thoughtSignature") for p in parts) == (
+            scenario.signatures or (None,) * len(parts)
+        )
+    else:
+        (back,) = items
+        uses = [b["toolUse"] for b in back["content"] if "toolUse" in b]
+        assert [(u["toolUseId"], u["input"]) for u in uses] == [
+            (c["id"], a) for c, a in zip(scenario.calls, args, strict=True)
+        ]
+
+
+def test_to_history_chat_is_the_openai_message_and_unknown_is_refused() -> None:
+    message = streamfix.assemble(DIALECT_SCENARIOS["k1-anthropic-calls"].chunks)
+    assert message.to_history() == [message.to_openai_dict()]
+    with pytest.raises(ValueError, match="unknown dialect"):
+        message.to_history("klingon")
+
+
+def test_to_history_keeps_thinking_signatures_for_anthropic_and_bedrock() -> None:
+    """K3 and Bedrock's reasoning: the signature goes back on its block."""
+    thinking = [s for s in DIALECT_SCENARIOS.values() if s.shape == "K3"]
+    assert thinking
+    for scenario in thinking:
+        message = streamfix.assemble(scenario.chunks)
+        signed = [b for b in message.thinking_blocks if b.get("signature")]
+        assert signed
+        (anthropic,) = message.to_history("anthropic")
+        assert [b for b in anthropic["content"] if b.get("signature")] == signed
+        (bedrock,) = message.to_history("bedrock")
+        texts = [
+            b["reasoningContent"].get("reasoningText")
+            for b in bedrock["content"]
+            if "reasoningContent" in b
+        ]
+        assert [t["signature"] for t in texts if t and "signature" in t] == [
+            b["signature"] for b in signed
+        ]
