@@ -11,6 +11,7 @@ by ``_repair``, chunk shapes by ``_normalize`` (and the common argument-only chu
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable, Mapping
+from itertools import chain
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from ._dialects import detect, reader_for
@@ -160,11 +161,39 @@ class ToolCallAssembler:
         Returns what :attr:`continued` says of the last chunk.
         """
         self._check_open()
+        if self.dialect is None:  # the stream's first item names its dialect
+            items = iter(chunks)
+            first = next(items, _END)
+            if first is _END:
+                return None
+            self.dialect = detect(first) or "chat"
+            self._reader = reader_for(self.dialect)
+            chunks = chain((first,), items)
+        if self._reader is not None:  # J-M: no chat chunk to try first
+            for chunk in chunks:
+                self._consume(chunk, events)
+            return None
         quiet = events is None and self.max_argument_bytes is None
         more = None if quiet else self._add_arguments
         return consume(chunks, self._choices, bare_continuation, self._consume, more, events)
 
     def _consume(self, chunk: object, events: list[Event] | None) -> None:
+        reader = self._reader
+        if reader is not None:  # J-M: an argument piece continuing a call, at once
+            piece = reader.piece(chunk)
+            state = self._choices.get(0) if piece is not None else None
+            if state is not None:
+                assert piece is not None
+                number, text = piece
+                call = bare_continuation(state, number, text)
+                if call is not None:
+                    self.normalized = None
+                    read_role(state, False)
+                    if events is None and self.max_argument_bytes is None:
+                        call.parts.append(text)
+                    else:
+                        self._add_arguments(state, call, text, events)
+                    return
         normalized = self._read(chunk)
         if normalized is not None:
             self._consume_normalized(normalized, events)
@@ -505,6 +534,9 @@ class ToolCallAssembler:
             provider_blocks=[] if self._reader is None else self._reader.kept(state.number),
         )
         return message, outcomes
+
+
+_END = object()  # an iterator's end, for next()
 
 
 def _index_key(value: object) -> int | None:

@@ -273,6 +273,20 @@ class Reader:
         """The provider's own blocks of choice ``choice`` kept whole (K5), in order."""
         return []
 
+    def piece(self, item: object) -> tuple[int, str] | None:
+        """The fast path: ``(call number, text)`` when ``item`` only adds a non-empty
+        piece to the arguments of an open call of choice 0 (the item most of a stream
+        is), read without building a :class:`Chunk`; else ``None`` (:meth:`read` it).
+        What :meth:`read` would say of it is exactly that one fragment."""
+        return None
+
+    def _open_call(self, key: object, text: object) -> tuple[int, str] | None:
+        call = self.calls.get(key)
+        if call is None or call.done or type(text) is not str or not text:
+            return None
+        call.pieces = True
+        return call.number, text
+
     def chat(self, chunk: Chunk) -> dict[str, Any] | None:
         """What ``chunk`` (one item read) says, as an OpenAI chat-completion chunk dict
         (``None``: it says nothing). The repaired stream of a J-M stream is written from
@@ -504,6 +518,15 @@ class _Responses(Reader):
             out.error = ProviderError(_text_error(body, "error event"), _status(body.get("code")))
         return out.chunk()
 
+    def piece(self, item: object) -> tuple[int, str] | None:
+        body = _fields(item)
+        if body is None or body.get("type") != "response.function_call_arguments.delta":
+            return None
+        key = body.get("item_id")
+        if key is None:
+            key = self.keys.get(body.get("output_index"))
+        return self._open_call(key, body.get("delta"))
+
     def _name(self, body: dict[str, Any]) -> None:
         response = body.get("response")
         if isinstance(response, dict):
@@ -539,6 +562,15 @@ class _Responses(Reader):
             out.finish = "content_filter" if reason == "content_filter" else "length"
         else:
             out.error = ProviderError(_text_error(response.get("error"), "response failed"), None)
+
+
+def _fields(item: object) -> dict[str, Any] | None:
+    """The fast path's view of an item: a dict as it is, an SDK model's declared fields
+    (the fields it reads are declared ones), else ``None``."""
+    if type(item) is dict:
+        return item
+    own = getattr(item, "__dict__", None)
+    return own if type(own) is dict else None
 
 
 def _block_order(entry: tuple[object, Any]) -> tuple[bool, Any]:
@@ -619,6 +651,15 @@ class _Anthropic(Reader):
                 _text_error(error, "error event"), 529 if overloaded else None
             )
         return out.chunk()
+
+    def piece(self, item: object) -> tuple[int, str] | None:
+        body = _fields(item)
+        if body is None or body.get("type") != "content_block_delta":
+            return None
+        delta = _fields(body.get("delta"))
+        if delta is None or delta.get("type") != "input_json_delta":
+            return None
+        return self._open_call(body.get("index"), delta.get("partial_json"))
 
     def _name(self, body: dict[str, Any]) -> None:
         if body.get("type") == "message_start":
@@ -875,6 +916,14 @@ class _Bedrock(Reader):
     blocks (Anthropic's thinking on Bedrock)."""
 
     dialect = "bedrock"
+
+    def piece(self, item: object) -> tuple[int, str] | None:
+        event: Any = item.get("contentBlockDelta") if type(item) is dict else None
+        delta = event.get("delta") if type(event) is dict else None
+        use = delta.get("toolUse") if type(delta) is dict else None
+        if type(use) is not dict:
+            return None
+        return self._open_call(event.get("contentBlockIndex"), use.get("input"))
 
     def _read(self, body: dict[str, Any], out: _Out) -> Chunk:
         ((kind, value),) = body.items() if len(body) == 1 else (("", None),)

@@ -9,6 +9,7 @@ property: any fragmentation of a response in each dialect assembles to that resp
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import re
@@ -498,3 +499,49 @@ def test_to_history_keeps_thinking_signatures_for_anthropic_and_bedrock() -> Non
         assert [t["signature"] for t in texts if t and "signature" in t] == [
             b["signature"] for b in signed
         ]
+
+
+# --- the dialects' fast path ------------------------------------------------------------------
+
+
+def _everything(items: list[Any], *, fast: bool) -> tuple[str, str]:
+    """What a stream gives, fed one by one with events and assembled at once: the fast
+    path on (as shipped) or off (every item read in full by its reader)."""
+    from unittest import mock
+
+    from streamfix._dialects import reader_for
+
+    readers = [type(reader_for(d)) for d in ("responses", "anthropic", "bedrock")]
+    with contextlib.ExitStack() as stack:
+        if not fast:
+            for reader in readers:
+                stack.enter_context(mock.patch.object(reader, "piece", lambda self, item: None))
+        assembler = ToolCallAssembler()
+        events: list[Any] = []
+        try:
+            events.extend(assembler.feed(item) for item in items)
+            fed: Any = assembler.finish()
+        except streamfix.StreamFixError as error:
+            fed = (type(error), str(error), error.message, error.partial_arguments)
+        at_once = _outcome(items)
+    return repr((events, fed)), repr((at_once[0], type(at_once[1]), str(at_once[1])))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_fast_path_equals_reading_every_item(name: str) -> None:
+    """An argument piece taken by the fast path (``Reader.piece``) leaves the assembler
+    as reading it in full would: the same events, message, diagnostics and errors."""
+    scenario = DIALECT_SCENARIOS[name]
+    for items in (list(scenario.chunks), _sdk_objects(scenario) if name in SDK_NAMES else []):
+        assert _everything(items, fast=True) == _everything(items, fast=False)
+
+
+@pytest.mark.parametrize("dialect", ["responses", "anthropic", "bedrock"])
+@given(data=st.data())
+def test_the_fast_path_equals_reading_every_item_on_any_fragmentation(
+    dialect: str, data: st.DataObject
+) -> None:
+    chunks, _, _ = _drawn_stream(dialect, data)
+    if data.draw(st.booleans()):  # cut anywhere: calls left open, pieces after a stop
+        chunks = chunks[: data.draw(st.integers(0, len(chunks)))]
+    assert _everything(chunks, fast=True) == _everything(chunks, fast=False)
