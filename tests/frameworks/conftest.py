@@ -27,7 +27,7 @@ from support import deselect_in_direct_mode, shim_fixture
 
 import streamfix
 from streamfix import testing
-from streamfix_openai._served import _raised
+from streamfix.testing import wire_error
 
 pytestmark = pytest.mark.shim_only
 
@@ -93,7 +93,7 @@ def capture(
         if isinstance(result, Coroutine):
             result = asyncio.run(result)
     except Exception as error:
-        return Got(error=error, outcome=_raised(scenario, error))
+        return Got(error=error, outcome=testing.raised(scenario, error))
     out = got(result)
     out.outcome = read(result)
     return out
@@ -109,17 +109,6 @@ def expected_ids(scenario: testing.Scenario) -> list[Any]:
     sent = [call["id"] for call in scenario.calls]
     unique = [call.id for call in message.with_unique_ids().tool_calls]
     return [u if s is not None else None for s, u in zip(sent, unique, strict=False)]
-
-
-def wire_error(error: BaseException | None) -> BaseException | None:
-    """The streamfix error in ``error``'s cause chain (the wire's), or ``None``."""
-    seen = 0
-    while error is not None and seen < 8:
-        if isinstance(error, streamfix.StreamFixError) and not hasattr(error, "assembled"):
-            return error  # the core's own (the wire's APIError carries it as its cause)
-        error = error.__cause__ or error.__context__
-        seen += 1
-    return None
 
 
 def assert_right(scenario: testing.Scenario, got: Got) -> None:

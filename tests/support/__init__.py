@@ -13,6 +13,8 @@ Importable from every test folder (``pythonpath = ["tests"]`` in ``pyproject.tom
   after each test (and installs them for it, if asked).
 - :mod:`support.adk_runner`: one ADK agent turn run by ``InMemoryRunner`` (the end-to-end
   tests; imported by name, it needs google-adk);
+- :mod:`support.doctor`: ``assert_doctor_column()``, one doctor column on the corpus
+  (stock loses exactly what a framework's tests name, patched nothing);
 - :mod:`support.direct`: direct mode (``STREAMFIX_DIRECT=1``), the shim tests run against
   a framework patched with ``docs/upstream/<framework>.patch``.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from support.chunks import ABSENT, Chunk, chunk, tc
 from support.direct import deselect_in_direct_mode, direct, redirect
+from support.doctor import assert_doctor_column
 from support.fixtures import shim_fixture
 from support.wire import KINDS, Kind, convert, to_litellm, to_openai
 
@@ -31,6 +34,7 @@ __all__ = [
     "KINDS",
     "Chunk",
     "Kind",
+    "assert_doctor_column",
     "chunk",
     "convert",
     "deselect_in_direct_mode",

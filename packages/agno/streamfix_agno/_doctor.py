@@ -25,12 +25,11 @@ imported when a scenario is driven.
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Callable
 from typing import Any
 
 import streamfix
-from streamfix import MalformedToolCallError, StreamFixError, assemble, repair, testing
+from streamfix import testing
 
 __all__ = [
     "DRIVER",
@@ -39,60 +38,14 @@ __all__ = [
     "error_event",
     "first_message",
     "functions",
-    "http_client",
     "message_calls",
     "outcome",
     "read",
     "run_agent",
     "signature",
-    "tool_names",
 ]
 
-BASE_URL = "http://streamfix.test/v1"
-API_KEY = "sk-streamfix-doctor"
-PROMPT = "What is the weather in Paris, and the time?"
-
-
-def tool_names(scenario: testing.Scenario) -> list[str]:
-    """The names the scenario's calls use (for a capture, those of the core's assembly)."""
-    calls = [*scenario.calls, *scenario.partial_calls]
-    names = dict.fromkeys(call["name"] for call in calls)
-    if not calls:
-        message: Any
-        try:
-            message = assemble(scenario.chunks)
-        except StreamFixError as error:
-            message = error.message
-        names.update(dict.fromkeys(call.name for call in getattr(message, "tool_calls", ())))
-    return [name for name in names if name]
-
-
-def _http() -> Any:
-    base: Any = importlib.import_module("openai._base_client")
-    return getattr(base, "httpx2", None) or base.httpx
-
-
-def _served(scenario: testing.Scenario, request: Any) -> Any:
-    http = _http()
-    body = json.loads(request.content or b"{}")
-    messages = body.get("messages") or []
-    if any(isinstance(m, dict) and m.get("role") == "tool" for m in messages):
-        chunks: Any = testing.text_chunks(scenario.follow_up, "openai")
-    else:
-        chunks = testing.fresh_chunks(scenario)
-    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
-    content = "".join([*events, "data: [DONE]\n\n"]).encode()
-    return http.Response(200, headers={"content-type": "text/event-stream"}, content=content)
-
-
-def http_client(scenario: testing.Scenario, *, asynchronous: bool = False) -> Any:
-    """An HTTP client of the SDK's own library answering every request with the
-    scenario."""
-    http = _http()
-    transport = http.MockTransport(lambda request: _served(scenario, request))
-    return (
-        http.AsyncClient(transport=transport) if asynchronous else http.Client(transport=transport)
-    )
+PROMPT = testing.DOCTOR_PROMPT
 
 
 def _answer(**arguments: Any) -> str:
@@ -112,7 +65,7 @@ def functions(
             parameters={"type": "object", "properties": {}},
             entrypoint=entrypoint or _answer,
         )
-        for name in tool_names(scenario)
+        for name in testing.tool_names(scenario)
     ]
 
 
@@ -122,16 +75,18 @@ def agent(scenario: testing.Scenario, base_url: str | None = None) -> Any:
     does) when given, else on ``openai.OpenAI`` / ``AsyncOpenAI`` answered in-process."""
     agno_agent: Any = importlib.import_module("agno.agent")
     models: Any = importlib.import_module("agno.models.openai")
-    settings: dict[str, Any] = {"id": scenario.name, "api_key": API_KEY, "max_retries": 0}
+    settings: dict[str, Any] = {
+        "id": scenario.name,
+        "api_key": testing.DOCTOR_API_KEY,
+        "max_retries": 0,
+    }
     if base_url is not None:
         settings["base_url"] = base_url
     else:
         openai: Any = importlib.import_module("openai")
-        served = {"api_key": API_KEY, "base_url": BASE_URL, "max_retries": 0}
-        settings["client"] = openai.OpenAI(**served, http_client=http_client(scenario))
-        settings["async_client"] = openai.AsyncOpenAI(
-            **served, http_client=http_client(scenario, asynchronous=True)
-        )
+        served = testing.served_client_settings
+        settings["client"] = openai.OpenAI(**served(scenario))
+        settings["async_client"] = openai.AsyncOpenAI(**served(scenario, asynchronous=True))
     model = models.OpenAIChat(**settings)
     return agno_agent.Agent(model=model, tools=functions(scenario), telemetry=False)
 
@@ -198,28 +153,10 @@ def read(scenario: testing.Scenario, result: tuple[Any, list[Any]]) -> testing.O
 
 
 def _error_outcome(scenario: testing.Scenario, event: Any) -> testing.Outcome:
-    text = f"{event.error_type or 'error'}: {event.content}"
-    if scenario.shape in testing.UNREPAIRABLE:
-        wire = _wire_error(scenario)
-        if (
-            isinstance(wire, MalformedToolCallError)
-            and wire.message is not None
-            and str(wire) in (event.content or "")  # the wire's documented end
-        ):
-            message = wire.message
-            calls = tuple((call.name, call.parsed) for call in message.tool_calls)
-            return testing.Outcome(calls, message.content or "")
-    return testing.Outcome(error=text)
-
-
-def _wire_error(scenario: testing.Scenario) -> StreamFixError | None:
-    """The error the wire ends the scenario's stream with (``None`` when it ends well)."""
-    try:
-        for _ in repair(testing.fresh_chunks(scenario)):
-            pass
-    except StreamFixError as error:
-        return error
-    return None
+    """The error event's text; the wire's documented end of a shape it cannot repair
+    (I3), where the event carries it, as the right assembly."""
+    settled = testing.settled_text(scenario, event.content)
+    return settled or testing.Outcome(error=f"{event.error_type or 'error'}: {event.content}")
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:

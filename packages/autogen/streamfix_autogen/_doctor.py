@@ -18,19 +18,15 @@ imported when a scenario is driven.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-import json
 from typing import Any
 
 import streamfix
-from streamfix import StreamFixError, testing
+from streamfix import testing
 
 __all__ = ["DRIVER", "client", "create_stream", "drive", "read", "tools"]
 
-BASE_URL = "http://streamfix.test/v1"
-API_KEY = "sk-streamfix-doctor"
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 #: What autogen needs to be told of a model it does not know (every scenario's name).
 MODEL_INFO = {
     "vision": False,
@@ -44,50 +40,19 @@ MODEL_INFO = {
 def tools(scenario: testing.Scenario) -> list[dict[str, Any]]:
     """autogen ``ToolSchema`` s named as the scenario's calls (for a capture, the core's
     assembly of its chunks), each taking any object."""
-    calls = [*scenario.calls, *scenario.partial_calls]
-    names = dict.fromkeys(call["name"] for call in calls)
-    if not calls:
-        names.update(dict.fromkeys(call.name for call in _assembled(scenario).tool_calls))
+    parameters = {"type": "object", "properties": {}}
     return [
-        {"name": n, "description": n, "parameters": {"type": "object", "properties": {}}}
-        for n in names
-        if n
+        {"name": n, "description": n, "parameters": parameters}
+        for n in testing.tool_names(scenario)
     ]
-
-
-def _http() -> Any:
-    base: Any = importlib.import_module("openai._base_client")
-    return getattr(base, "httpx2", None) or base.httpx
-
-
-def _answer(scenario: testing.Scenario, request: Any) -> Any:
-    http = _http()
-    body = json.loads(request.content or b"{}")
-    if any(m.get("role") == "tool" for m in body.get("messages") or [] if isinstance(m, dict)):
-        chunks: Any = testing.text_chunks(scenario.follow_up, "openai")
-    else:
-        chunks = testing.fresh_chunks(scenario)
-    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
-    content = "".join([*events, "data: [DONE]\n\n"]).encode()
-    return http.Response(200, headers={"content-type": "text/event-stream"}, content=content)
 
 
 def client(scenario: testing.Scenario, **options: Any) -> Any:
     """``OpenAIChatCompletionClient`` for the scenario's model (``options``: ``base_url``,
     ``http_client``...; by default the in-process answer)."""
     module: Any = importlib.import_module("autogen_ext.models.openai")
-    settings: dict[str, Any] = {
-        "model": scenario.name,
-        "api_key": API_KEY,
-        "base_url": BASE_URL,
-        "max_retries": 0,
-        "model_info": MODEL_INFO,
-        **options,
-    }
-    if "http_client" not in settings and settings["base_url"] == BASE_URL:
-        http = _http()
-        transport = http.MockTransport(lambda request: _answer(scenario, request))
-        settings["http_client"] = http.AsyncClient(transport=transport)
+    served = testing.served_client_settings(scenario, asynchronous=True, **options)
+    settings = {"model": scenario.name, "model_info": MODEL_INFO, **served}
     return module.OpenAIChatCompletionClient(**settings)
 
 
@@ -120,56 +85,10 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
     if wire:
         streamfix.install("openai")
     try:
-        return testing.run_case(lambda: _settled(scenario), read)
+        return testing.outcome_of(scenario, lambda: create_stream(client(scenario), scenario), read)
     finally:
         if wire:
             streamfix.uninstall("openai")
-
-
-def _settled(scenario: testing.Scenario) -> Any:
-    """One run; the wire's documented end for a shape it cannot repair
-    (``testing.UNREPAIRABLE``: I3) as what the caller gets: the right message on the
-    wire's ``MalformedToolCallError``, as a ``CreateResult`` would carry it."""
-    try:
-        return asyncio.run(create_stream(client(scenario), scenario))
-    except Exception as error:
-        message = _wire_message(error)
-        if scenario.shape not in testing.UNREPAIRABLE or message != _assembled(scenario):
-            raise
-        return [_Settled(message)]
-
-
-def _wire_message(error: BaseException) -> Any:
-    """The assembled message on the core's ``MalformedToolCallError`` in ``error``'s
-    causes (the wire's ``APIError`` carries it as its cause), else ``None``."""
-    current: BaseException | None = error
-    for _ in range(8):
-        if current is None:
-            break
-        if isinstance(current, streamfix.MalformedToolCallError):
-            return getattr(current, "assembled", current.message)  # the wire's: assembled
-        current = current.__cause__ or current.__context__
-    return None
-
-
-def _assembled(scenario: testing.Scenario) -> Any:
-    try:
-        return streamfix.assemble(scenario.chunks)
-    except StreamFixError as error:
-        return error.message
-
-
-class _Call:
-    def __init__(self, name: str, arguments: str) -> None:
-        self.name, self.arguments = name, arguments
-
-
-class _Settled:
-    """The wire's assembled message read as a ``CreateResult``."""
-
-    def __init__(self, message: Any) -> None:
-        self.content = [_Call(call.name, call.arguments) for call in message.tool_calls]
-        self.thought = message.content or None
 
 
 DRIVER = testing.Driver(

@@ -22,55 +22,23 @@ import contextlib
 import contextvars
 import functools
 import importlib
-import json
 import logging
 import os
 from collections.abc import Iterator
 from typing import Any
 
 import streamfix
-from streamfix import MalformedToolCallError, StreamFixError, testing
+from streamfix import testing
 
 __all__ = ["DRIVER", "call", "declared_tools", "drive", "llm", "quiet", "read"]
 
-BASE_URL = "http://streamfix.test/v1"
-API_KEY = "sk-streamfix-doctor"
-PROMPT = "What is the weather in Paris, and the time?"
-
-
-def _http() -> Any:
-    base: Any = importlib.import_module("openai._base_client")
-    return getattr(base, "httpx2", None) or base.httpx
-
-
-def _answer(scenario: testing.Scenario, request: Any) -> Any:
-    http = _http()
-    body = json.loads(request.content or b"{}")
-    messages = body.get("messages") or []
-    if any(isinstance(m, dict) and m.get("role") == "tool" for m in messages):
-        chunks: Any = testing.text_chunks(scenario.follow_up, "openai")
-    elif not body.get("stream"):
-        return http.Response(scenario.status, json=scenario.completion())
-    else:
-        chunks = testing.fresh_chunks(scenario)
-    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
-    content = "".join([*events, "data: [DONE]\n\n"]).encode()
-    return http.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+PROMPT = testing.DOCTOR_PROMPT
 
 
 def declared_tools(scenario: testing.Scenario) -> list[dict[str, Any]]:
     """OpenAI function tools named as the scenario's calls (for a capture, the core's
     assembly of its chunks), each taking any object."""
-    calls = [*scenario.calls, *scenario.partial_calls]
-    names = dict.fromkeys(call["name"] for call in calls)
-    if not calls:
-        message = _assembled(scenario)
-        names.update(dict.fromkeys(call.name for call in getattr(message, "tool_calls", ())))
-    return [
-        {"type": "function", "function": {"name": n, "description": n, "parameters": {}}}
-        for n in names
-        if n
-    ]
+    return testing.declared_tools(scenario, parameters={})
 
 
 def llm(scenario: testing.Scenario, *, stream: bool = True, **options: Any) -> Any:
@@ -80,17 +48,10 @@ def llm(scenario: testing.Scenario, *, stream: bool = True, **options: Any) -> A
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
     crewai: Any = importlib.import_module("crewai")
-    settings: dict[str, Any] = {"api_key": API_KEY, **options}
+    settings: dict[str, Any] = {"api_key": testing.DOCTOR_API_KEY, **options}
     if "api_base" not in settings and "client" not in settings:
         openai: Any = importlib.import_module("openai")
-        http = _http()
-        transport = http.MockTransport(lambda request: _answer(scenario, request))
-        settings["client"] = openai.OpenAI(
-            api_key=API_KEY,
-            base_url=BASE_URL,
-            max_retries=0,
-            http_client=http.Client(transport=transport),
-        )
+        settings["client"] = openai.OpenAI(**testing.served_client_settings(scenario))
     return crewai.LLM(model=f"openai/{scenario.name}", is_litellm=True, stream=stream, **settings)
 
 
@@ -147,44 +108,11 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
             try:
                 result = call(llm(scenario), scenario)
             except Exception as error:  # what crewai raised is the outcome
-                return settled(scenario, error) or testing.failure(error)
+                return testing.raised(scenario, error)
         return read(result)
     finally:
         if wire:
             streamfix.uninstall("litellm")
-
-
-def settled(scenario: testing.Scenario, error: BaseException) -> testing.Outcome | None:
-    """A shape the wire cannot repair (``testing.UNREPAIRABLE``: I3) ends, by design, in
-    the wire's error, the core's ``MalformedToolCallError`` among its causes: where that
-    error's message is the right assembly, it is what the caller gets. ``None`` for any
-    other error."""
-    current: BaseException | None = error
-    for _ in range(8):
-        if current is None:
-            return None
-        if isinstance(current, StreamFixError) and not hasattr(current, "assembled"):
-            break  # the core's own error (litellm's and crewai's carry it as a cause)
-        current = current.__cause__ or current.__context__
-    else:
-        return None
-    message = getattr(current, "message", None)
-    if (
-        scenario.shape not in testing.UNREPAIRABLE
-        or not isinstance(current, MalformedToolCallError)
-        or message is None
-        or message != _assembled(scenario)
-    ):
-        return None
-    calls = tuple((entry.name, entry.parsed) for entry in message.tool_calls)
-    return testing.Outcome(calls, message.content or "")
-
-
-def _assembled(scenario: testing.Scenario) -> Any:
-    try:
-        return streamfix.assemble(scenario.chunks)
-    except StreamFixError as error:
-        return error.message
 
 
 DRIVER = testing.Driver(

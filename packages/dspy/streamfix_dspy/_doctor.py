@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import json
 from collections.abc import Callable
 from typing import Any
 
 import streamfix
-from streamfix import StreamFixError, testing
+from streamfix import testing
 
 __all__ = [
     "DRIVER",
@@ -47,11 +46,9 @@ __all__ = [
     "streamed",
     "tool_calls",
     "tools",
-    "wire_message",
 ]
 
-API_KEY = "sk-streamfix-doctor"
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 
 
 def _base_url(scenario: testing.Scenario) -> str:
@@ -61,18 +58,7 @@ def _base_url(scenario: testing.Scenario) -> str:
 def tools(scenario: testing.Scenario) -> list[dict[str, Any]]:
     """OpenAI function tools named as the scenario's calls (for a capture, the core's
     assembly of its chunks), each taking any object."""
-    calls = [*scenario.calls, *scenario.partial_calls]
-    names = dict.fromkeys(call["name"] for call in calls)
-    if not calls:
-        names.update(dict.fromkeys(call.name for call in _assembled(scenario).tool_calls))
-    return [
-        {
-            "type": "function",
-            "function": {"name": n, "description": n, "parameters": {"type": "object"}},
-        }
-        for n in names
-        if n
-    ]
+    return testing.declared_tools(scenario)
 
 
 def language_model(scenario: testing.Scenario, **options: Any) -> Any:
@@ -81,7 +67,7 @@ def language_model(scenario: testing.Scenario, **options: Any) -> Any:
     dspy: Any = importlib.import_module("dspy")
     settings = {
         "api_base": _base_url(scenario),
-        "api_key": API_KEY,
+        "api_key": testing.DOCTOR_API_KEY,
         "cache": False,
         "engine": "litellm",
         "num_retries": 0,
@@ -131,28 +117,10 @@ def tool_calls(entries: Any) -> tuple[tuple[str, Any], ...]:
     return tuple((c.name, c.args) for c in dspy.ToolCalls.from_dict_list(dicts).tool_calls)
 
 
-def _http() -> Any:
-    base: Any = importlib.import_module("openai._base_client")
-    return getattr(base, "httpx2", None) or base.httpx
-
-
-def _answer(scenario: testing.Scenario, request: Any) -> Any:
-    http = _http()
-    body = json.loads(request.content or b"{}")
-    if any(m.get("role") == "tool" for m in body.get("messages") or [] if isinstance(m, dict)):
-        chunks: Any = testing.text_chunks(scenario.follow_up, "openai")
-    else:
-        chunks = testing.fresh_chunks(scenario)
-    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
-    content = "".join([*events, "data: [DONE]\n\n"]).encode()
-    return http.Response(200, headers={"content-type": "text/event-stream"}, content=content)
-
-
 def served(scenario: testing.Scenario, run: Callable[[], Any]) -> Any:
     """``run()`` with litellm's OpenAI clients on an in-process answer of the scenario."""
     litellm: Any = importlib.import_module("litellm")
-    http = _http()
-    session = http.AsyncClient(transport=http.MockTransport(lambda r: _answer(scenario, r)))
+    session = testing.served_http_client(scenario, asynchronous=True)
     before, litellm.aclient_session = litellm.aclient_session, session
     try:
         return run()
@@ -171,53 +139,10 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
     if wire:
         streamfix.install("litellm")
     try:
-        return testing.run_case(lambda: _settled(scenario, lambda: served(scenario, run)), read)
+        return testing.outcome_of(scenario, lambda: served(scenario, run), read)
     finally:
         if wire:
             streamfix.uninstall("litellm")
-
-
-def _settled(scenario: testing.Scenario, run: Callable[[], Any]) -> Any:
-    """``run()``; the wire's documented end for a shape it cannot repair
-    (``testing.UNREPAIRABLE``: I3) as what the caller gets: the right message on the
-    wire's error (``litellm.APIError``, the core's ``MalformedToolCallError`` its cause,
-    DSPy's ``LMServerError`` around it: reachable once this shim keeps the cause), read
-    as the LM's output."""
-    try:
-        return run()
-    except Exception as error:
-        message = wire_message(error)
-        if scenario.shape not in testing.UNREPAIRABLE or message != _assembled(scenario):
-            raise
-        entries = message.to_openai_dict().get("tool_calls") or []
-        return [_Settled({"text": message.content or "", "tool_calls": entries})]
-
-
-def wire_message(error: BaseException) -> Any:
-    """The assembled message on the core's ``MalformedToolCallError`` among ``error``'s
-    causes, else ``None``."""
-    current: BaseException | None = error
-    for _ in range(8):
-        if current is None:
-            break
-        if isinstance(current, streamfix.MalformedToolCallError):
-            return getattr(current, "assembled", current.message)
-        current = current.__cause__ or current.__context__
-    return None
-
-
-def _assembled(scenario: testing.Scenario) -> Any:
-    try:
-        return streamfix.assemble(scenario.chunks)
-    except StreamFixError as error:
-        return error.message
-
-
-class _Settled:
-    """The wire's assembled message as a ``Prediction`` of :func:`program` holds it."""
-
-    def __init__(self, output: dict[str, Any]) -> None:
-        self.outputs = [output]
 
 
 DRIVER = testing.Driver(

@@ -22,34 +22,18 @@ driven.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 from typing import Any
 
-from streamfix import MalformedToolCallError, StreamFixError, assemble, repair, testing
+from streamfix import testing
 
 __all__ = ["AGNO_DRIVER", "agent", "drive", "functions", "read", "run_agent"]
 
-BASE_URL = "http://streamfix.test/v1"
-API_KEY = "sk-streamfix-doctor"
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 
 
 def _answer(**arguments: Any) -> str:
     return "ok"
-
-
-def _tool_names(scenario: testing.Scenario) -> list[str]:
-    calls = [*scenario.calls, *scenario.partial_calls]
-    names = dict.fromkeys(call["name"] for call in calls)
-    if not calls:
-        message: Any
-        try:
-            message = assemble(scenario.chunks)
-        except StreamFixError as error:
-            message = error.message
-        names.update(dict.fromkeys(call.name for call in getattr(message, "tool_calls", ())))
-    return [name for name in names if name]
 
 
 def functions(scenario: testing.Scenario, entrypoint: Any = None) -> list[Any]:
@@ -62,26 +46,8 @@ def functions(scenario: testing.Scenario, entrypoint: Any = None) -> list[Any]:
             parameters={"type": "object", "properties": {}},
             entrypoint=entrypoint or _answer,
         )
-        for name in _tool_names(scenario)
+        for name in testing.tool_names(scenario)
     ]
-
-
-def _http() -> Any:
-    base: Any = importlib.import_module("openai._base_client")
-    return getattr(base, "httpx2", None) or base.httpx
-
-
-def _served(scenario: testing.Scenario, request: Any) -> Any:
-    http = _http()
-    body = json.loads(request.content or b"{}")
-    messages = body.get("messages") or []
-    if any(isinstance(m, dict) and m.get("role") == "tool" for m in messages):
-        chunks: Any = testing.text_chunks(scenario.follow_up, "openai")
-    else:
-        chunks = testing.fresh_chunks(scenario)
-    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
-    content = "".join([*events, "data: [DONE]\n\n"]).encode()
-    return http.Response(200, headers={"content-type": "text/event-stream"}, content=content)
 
 
 def agent(scenario: testing.Scenario, api_base: str | None = None) -> Any:
@@ -90,17 +56,11 @@ def agent(scenario: testing.Scenario, api_base: str | None = None) -> Any:
     (litellm handed an ``openai.OpenAI`` on a mock transport)."""
     agno_agent: Any = importlib.import_module("agno.agent")
     models: Any = importlib.import_module("agno.models.litellm")
-    settings: dict[str, Any] = {"id": f"openai/{scenario.name}", "api_key": API_KEY}
+    settings: dict[str, Any] = {"id": f"openai/{scenario.name}", "api_key": testing.DOCTOR_API_KEY}
     if api_base is None:
         openai: Any = importlib.import_module("openai")
-        transport = _http().MockTransport(lambda request: _served(scenario, request))
-        client = openai.OpenAI(
-            api_key=API_KEY,
-            base_url=BASE_URL,
-            max_retries=0,
-            http_client=_http().Client(transport=transport),
-        )
-        settings.update(api_base=BASE_URL, request_params={"client": client})
+        client = openai.OpenAI(**testing.served_client_settings(scenario))
+        settings.update(api_base=testing.DOCTOR_BASE_URL, request_params={"client": client})
     else:
         settings.update(api_base=api_base, request_params={"max_retries": 0})
     model = models.LiteLLM(**settings)
@@ -136,26 +96,8 @@ def read(scenario: testing.Scenario, result: tuple[Any, list[Any]]) -> testing.O
 
 
 def _error_outcome(scenario: testing.Scenario, event: Any) -> testing.Outcome:
-    if scenario.shape in testing.UNREPAIRABLE:
-        wire = _wire_error(scenario)
-        if (
-            isinstance(wire, MalformedToolCallError)
-            and wire.message is not None
-            and str(wire) in (event.content or "")  # the wire's documented end
-        ):
-            message = wire.message
-            calls = tuple((call.name, call.parsed) for call in message.tool_calls)
-            return testing.Outcome(calls, message.content or "")
-    return testing.Outcome(error=f"{event.error_type or 'error'}: {event.content}")
-
-
-def _wire_error(scenario: testing.Scenario) -> StreamFixError | None:
-    try:
-        for _ in repair(testing.fresh_chunks(scenario)):
-            pass
-    except StreamFixError as error:
-        return error
-    return None
+    settled = testing.settled_text(scenario, event.content)
+    return settled or testing.Outcome(error=f"{event.error_type or 'error'}: {event.content}")
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:

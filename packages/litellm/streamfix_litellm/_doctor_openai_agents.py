@@ -24,17 +24,14 @@ scenario is driven.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 from typing import Any
 
-from streamfix import MalformedToolCallError, StreamFixError, assemble, testing
+from streamfix import testing
 
 __all__ = ["OPENAI_AGENTS_LITELLM_DRIVER", "agent", "drive", "read", "run_streamed"]
 
-BASE_URL = "http://streamfix.test/v1"
-API_KEY = "sk-streamfix-doctor"
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 
 
 class _Served:
@@ -50,17 +47,7 @@ def _answer(request: Any) -> Any:
     scenario = _Served.scenario
     if scenario is None:  # pragma: no cover - only while a scenario is driven
         return httpx.Response(503, json={"error": {"message": "no scenario served"}})
-    body = json.loads(request.content or b"{}")
-    messages = body.get("messages") or []
-    if any(isinstance(m, dict) and m.get("role") == "tool" for m in messages):
-        chunks: Any = testing.text_chunks(scenario.follow_up, "openai")
-    elif not body.get("stream"):
-        return httpx.Response(scenario.status, json=scenario.completion())
-    else:
-        chunks = testing.fresh_chunks(scenario)
-    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
-    content = "".join([*events, "data: [DONE]\n\n"]).encode()
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+    return testing.served_response(scenario, request, httpx)
 
 
 def _session() -> Any:
@@ -68,15 +55,6 @@ def _session() -> Any:
         httpx: Any = importlib.import_module("httpx")
         _Served.session = httpx.AsyncClient(transport=httpx.MockTransport(_answer))
     return _Served.session
-
-
-def _tool_names(scenario: testing.Scenario) -> list[str]:
-    calls = [*scenario.calls, *scenario.partial_calls]
-    names = dict.fromkeys(call["name"] for call in calls)
-    if not calls:  # a capture: the names the core assembles
-        message = _assembled(scenario)
-        names.update(dict.fromkeys(call.name for call in getattr(message, "tool_calls", ())))
-    return [name for name in names if name]
 
 
 async def _ok(context: Any, arguments: str) -> str:
@@ -89,7 +67,7 @@ def agent(scenario: testing.Scenario, **options: Any) -> Any:
     ``api_key``: by default the in-process answer's)."""
     agents: Any = importlib.import_module("agents")
     extension: Any = importlib.import_module("agents.extensions.models.litellm_model")
-    settings = {"base_url": BASE_URL, "api_key": API_KEY, **options}
+    settings = {"base_url": testing.DOCTOR_BASE_URL, "api_key": testing.DOCTOR_API_KEY, **options}
     model = extension.LitellmModel(model=f"openai/{scenario.name}", **settings)
     tools = [
         agents.FunctionTool(
@@ -99,7 +77,7 @@ def agent(scenario: testing.Scenario, **options: Any) -> Any:
             on_invoke_tool=_ok,
             strict_json_schema=False,
         )
-        for name in _tool_names(scenario)
+        for name in testing.tool_names(scenario)
     ]
     return agents.Agent(name="streamfix", model=model, tools=tools)
 
@@ -141,38 +119,6 @@ def provider_data(item: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _assembled(scenario: testing.Scenario) -> Any:
-    try:
-        return assemble(scenario.chunks)
-    except StreamFixError as error:
-        return error.message
-
-
-def _wire_error(error: BaseException) -> BaseException | None:
-    seen, current = 0, error
-    while current is not None and seen < 8:
-        if isinstance(current, StreamFixError) and not hasattr(current, "assembled"):
-            return current
-        current = current.__cause__ or current.__context__  # type: ignore[assignment]
-        seen += 1
-    return None
-
-
-def raised(scenario: testing.Scenario, error: BaseException) -> testing.Outcome:
-    """What the run raised, as the doctor counts it: where the wire refuses a shape it
-    cannot repair (I3) with the right assembly on its error, that assembly."""
-    wire = _wire_error(error)
-    if (
-        scenario.shape in testing.UNREPAIRABLE
-        and isinstance(wire, MalformedToolCallError)
-        and wire.message is not None
-        and wire.message == _assembled(scenario)
-    ):
-        calls = tuple((call.name, call.parsed) for call in wire.message.tool_calls)
-        return testing.Outcome(calls, wire.message.content or "")
-    return testing.failure(error)
-
-
 def drive(scenario: testing.Scenario) -> testing.Outcome:
     """The scenario through ``Runner.run_streamed`` on ``LitellmModel``."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -185,7 +131,7 @@ def drive(scenario: testing.Scenario) -> testing.Outcome:
 
         ran = asyncio.run(run_streamed(agent(scenario)))
     except Exception as error:  # what the framework raised is the outcome
-        return raised(scenario, error)
+        return testing.raised(scenario, error)
     finally:
         litellm.aclient_session, litellm.suppress_debug_info = session, quiet
         _Served.scenario = None

@@ -20,16 +20,14 @@ litellm are imported when a scenario is driven.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib
-import json
 import logging
 import os
 from collections.abc import Iterator
 from typing import Any
 
-from streamfix import MalformedToolCallError, StreamFixError, assemble, testing
+from streamfix import testing
 
 __all__ = [
     "STRANDS_DRIVER",
@@ -38,56 +36,15 @@ __all__ = [
     "openai_client",
     "read",
     "run_streamed",
-    "settled",
 ]
 
-BASE_URL = "http://streamfix.test/v1"
-API_KEY = "sk-streamfix-doctor"
-PROMPT = "What is the weather in Paris, and the time?"
-
-
-def _http() -> Any:
-    base: Any = importlib.import_module("openai._base_client")
-    return getattr(base, "httpx2", None) or base.httpx
-
-
-def _answer(scenario: testing.Scenario, request: Any) -> Any:
-    """The scenario as an OpenAI-compatible server answers it: streamed as SSE, its
-    follow-up text once the request carries a tool result, its completion unstreamed."""
-    http = _http()
-    body = json.loads(request.content or b"{}")
-    messages = body.get("messages") or []
-    if any(isinstance(m, dict) and m.get("role") == "tool" for m in messages):
-        chunks: Any = testing.text_chunks(scenario.follow_up, "openai")
-    elif not body.get("stream"):
-        return http.Response(scenario.status, json=scenario.completion())
-    else:
-        chunks = testing.fresh_chunks(scenario)
-    events = [f"data: {json.dumps(chunk)}\n\n" for chunk in chunks]
-    content = "".join([*events, "data: [DONE]\n\n"]).encode()
-    return http.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+PROMPT = testing.DOCTOR_PROMPT
 
 
 def openai_client(scenario: testing.Scenario) -> Any:
     """An ``openai.AsyncOpenAI`` answering every request in-process with the scenario."""
     openai: Any = importlib.import_module("openai")
-    http = _http()
-    transport = http.MockTransport(lambda request: _answer(scenario, request))
-    return openai.AsyncOpenAI(
-        api_key=API_KEY,
-        base_url=BASE_URL,
-        max_retries=0,
-        http_client=http.AsyncClient(transport=transport),
-    )
-
-
-def _names(scenario: testing.Scenario) -> list[str]:
-    calls = [*scenario.calls, *scenario.partial_calls]
-    names = dict.fromkeys(call["name"] for call in calls)
-    if not calls:
-        message = _assembled(scenario)
-        names.update(dict.fromkeys(call.name for call in getattr(message, "tool_calls", ())))
-    return [name for name in names if name]
+    return openai.AsyncOpenAI(**testing.served_client_settings(scenario, asynchronous=True))
 
 
 def _done(tool_use: Any, **_: Any) -> dict[str, Any]:
@@ -102,14 +59,14 @@ def agent(scenario: testing.Scenario, **client_args: Any) -> Any:
     strands: Any = importlib.import_module("strands")
     models: Any = importlib.import_module("strands.models.litellm")
     tools: Any = importlib.import_module("strands.tools.tools")
-    settings = {"api_key": API_KEY, **client_args}
+    settings = {"api_key": testing.DOCTOR_API_KEY, **client_args}
     if "api_base" not in settings:
         settings["client"] = openai_client(scenario)
     model = models.LiteLLMModel(client_args=settings, model_id=f"openai/{scenario.name}")
     schema = {"json": {"type": "object"}}
     declared = [
         tools.PythonAgentTool(n, {"name": n, "description": n, "inputSchema": schema}, _done)
-        for n in _names(scenario)
+        for n in testing.tool_names(scenario)
     ]
     return strands.Agent(model=model, tools=declared, callback_handler=None)
 
@@ -160,44 +117,7 @@ def _quiet() -> Iterator[None]:
 def drive(scenario: testing.Scenario) -> testing.Outcome:
     """The scenario through ``Agent.stream_async`` on ``LiteLLMModel``."""
     with _quiet():
-        try:
-            ran = asyncio.run(run_streamed(agent(scenario)))
-        except Exception as error:  # what strands raised is the outcome
-            return settled(scenario, error) or testing.failure(error)
-    return read(ran)
-
-
-def settled(scenario: testing.Scenario, error: BaseException) -> testing.Outcome | None:
-    """A shape the wire cannot repair (``testing.UNREPAIRABLE``: I3) ends, by design, in
-    the wire's error, the core's ``MalformedToolCallError`` its cause: where that error's
-    message is the right assembly, it is what the caller gets (as ``repair_check`` counts
-    it). ``None`` for any other error."""
-    current: BaseException | None = error
-    for _ in range(8):
-        if current is None:
-            return None
-        if isinstance(current, StreamFixError) and not hasattr(current, "assembled"):
-            break  # the core's own error (litellm's carries it as its cause)
-        current = current.__cause__ or current.__context__
-    else:
-        return None
-    message = getattr(current, "message", None)
-    if (
-        scenario.shape not in testing.UNREPAIRABLE
-        or not isinstance(current, MalformedToolCallError)
-        or message is None
-        or message != _assembled(scenario)
-    ):
-        return None
-    calls = tuple((call.name, call.parsed) for call in message.tool_calls)
-    return testing.Outcome(calls, message.content or "")
-
-
-def _assembled(scenario: testing.Scenario) -> Any:
-    try:
-        return assemble(scenario.chunks)
-    except StreamFixError as error:
-        return error.message
+        return testing.outcome_of(scenario, lambda: run_streamed(agent(scenario)), read)
 
 
 STRANDS_DRIVER = testing.Driver(

@@ -17,8 +17,6 @@ from typing import Any
 
 from streamfix import testing
 
-from ._served import API_KEY, BASE_URL, declared_tools, http_client, outcome_of
-
 __all__ = ["LANGCHAIN_DRIVER", "chat_model", "drive", "read", "summed"]
 
 
@@ -26,16 +24,8 @@ def chat_model(scenario: testing.Scenario, **options: Any) -> Any:
     """``ChatOpenAI`` for the scenario's model with its tools bound (``options``: the
     client's, ``base_url`` and ``http_client`` by default the in-process answer)."""
     module: Any = importlib.import_module("langchain_openai")
-    settings = {
-        "model": scenario.name,
-        "api_key": API_KEY,
-        "base_url": BASE_URL,
-        "max_retries": 0,
-        **options,
-    }
-    if "http_client" not in settings and settings["base_url"] == BASE_URL:
-        settings["http_client"] = http_client(scenario)
-    return module.ChatOpenAI(**settings).bind_tools(declared_tools(scenario))
+    settings = {"model": scenario.name, **testing.served_client_settings(scenario, **options)}
+    return module.ChatOpenAI(**settings).bind_tools(testing.declared_tools(scenario))
 
 
 def summed(model: Any) -> Any:
@@ -59,7 +49,7 @@ def read(message: Any) -> testing.Outcome:
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:
     """The scenario through ``ChatOpenAI.bind_tools(...).stream()``, summed."""
-    return outcome_of(scenario, lambda: summed(chat_model(scenario)), read)
+    return testing.outcome_of(scenario, lambda: summed(chat_model(scenario)), read)
 
 
 LANGCHAIN_DRIVER = testing.Driver(

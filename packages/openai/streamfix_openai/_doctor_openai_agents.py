@@ -19,11 +19,9 @@ from typing import Any
 
 from streamfix import testing
 
-from ._served import API_KEY, BASE_URL, http_client, outcome_of, tool_names
-
 __all__ = ["OPENAI_AGENTS_DRIVER", "agent", "drive", "read", "run_streamed"]
 
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 
 
 async def _answer(context: Any, arguments: str) -> str:
@@ -36,9 +34,7 @@ def agent(scenario: testing.Scenario, **options: Any) -> Any:
     (``base_url``, ``http_client``: by default the in-process answer)."""
     openai: Any = importlib.import_module("openai")
     agents: Any = importlib.import_module("agents")
-    settings = {"api_key": API_KEY, "base_url": BASE_URL, "max_retries": 0, **options}
-    if "http_client" not in settings and settings["base_url"] == BASE_URL:
-        settings["http_client"] = http_client(scenario, asynchronous=True)
+    settings = testing.served_client_settings(scenario, asynchronous=True, **options)
     model = agents.OpenAIChatCompletionsModel(
         model=scenario.name, openai_client=openai.AsyncOpenAI(**settings)
     )
@@ -50,7 +46,7 @@ def agent(scenario: testing.Scenario, **options: Any) -> Any:
             on_invoke_tool=_answer,
             strict_json_schema=False,
         )
-        for name in tool_names(scenario)
+        for name in testing.tool_names(scenario)
     ]
     return agents.Agent(name="streamfix", model=model, tools=tools)
 
@@ -93,7 +89,7 @@ def _provider_data(item: Any) -> dict[str, Any]:
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:
     """The scenario through ``Runner.run_streamed``."""
-    outcome = outcome_of(scenario, lambda: run_streamed(agent(scenario)), read)
+    outcome = testing.outcome_of(scenario, lambda: run_streamed(agent(scenario)), read)
     if scenario.reasoning_details and outcome.reasoning_signatures is not None:
         # no place for reasoning_details in the SDK's items (streamed or not)
         outcome = testing.Outcome(outcome.calls, outcome.text, signatures=outcome.signatures)

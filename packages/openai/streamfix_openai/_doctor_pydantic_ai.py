@@ -19,11 +19,9 @@ from typing import Any
 
 from streamfix import testing
 
-from ._served import API_KEY, BASE_URL, http_client, outcome_of, tool_names
-
 __all__ = ["PYDANTIC_AI_DRIVER", "agent", "drive", "first_response", "read"]
 
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 
 
 def _answer(**arguments: Any) -> str:
@@ -38,16 +36,14 @@ def agent(scenario: testing.Scenario, **options: Any) -> Any:
     pydantic_ai: Any = importlib.import_module("pydantic_ai")
     models: Any = importlib.import_module("pydantic_ai.models.openai")
     providers: Any = importlib.import_module("pydantic_ai.providers.openai")
-    settings = {"api_key": API_KEY, "base_url": BASE_URL, "max_retries": 0, **options}
-    if "http_client" not in settings and settings["base_url"] == BASE_URL:
-        settings["http_client"] = http_client(scenario, asynchronous=True)
+    settings = testing.served_client_settings(scenario, asynchronous=True, **options)
     client = openai.AsyncOpenAI(**settings)
     model = models.OpenAIChatModel(
         scenario.name, provider=providers.OpenAIProvider(openai_client=client)
     )
     tools = [
         pydantic_ai.Tool.from_schema(_answer, name, name, {"type": "object"})
-        for name in tool_names(scenario)
+        for name in testing.tool_names(scenario)
     ]
     return pydantic_ai.Agent(model, tools=tools)
 
@@ -88,7 +84,7 @@ def _signature(part: Any) -> Any:
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:
     """The scenario through an ``Agent``'s first streamed model request."""
-    return outcome_of(scenario, lambda: first_response(agent(scenario)), read)
+    return testing.outcome_of(scenario, lambda: first_response(agent(scenario)), read)
 
 
 PYDANTIC_AI_DRIVER = testing.Driver(

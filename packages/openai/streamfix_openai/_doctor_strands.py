@@ -24,11 +24,9 @@ from typing import Any
 
 from streamfix import testing
 
-from ._served import API_KEY, BASE_URL, http_client, outcome_of, tool_names
-
 __all__ = ["STRANDS_DRIVER", "agent", "drive", "quiet", "read", "run_streamed", "tools"]
 
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 
 
 def _answer(tool_use: Any, **_: Any) -> dict[str, Any]:
@@ -44,7 +42,7 @@ def tools(scenario: testing.Scenario) -> list[Any]:
         module.PythonAgentTool(
             name, {"name": name, "description": name, "inputSchema": schema}, _answer
         )
-        for name in tool_names(scenario)
+        for name in testing.tool_names(scenario)
     ]
 
 
@@ -55,9 +53,7 @@ def agent(scenario: testing.Scenario, **options: Any) -> Any:
     openai: Any = importlib.import_module("openai")
     strands: Any = importlib.import_module("strands")
     models: Any = importlib.import_module("strands.models.openai")
-    settings = {"api_key": API_KEY, "base_url": BASE_URL, "max_retries": 0, **options}
-    if "http_client" not in settings and settings["base_url"] == BASE_URL:
-        settings["http_client"] = http_client(scenario, asynchronous=True)
+    settings = testing.served_client_settings(scenario, asynchronous=True, **options)
     model = models.OpenAIModel(client=openai.AsyncOpenAI(**settings), model_id=scenario.name)
     return strands.Agent(model=model, tools=tools(scenario), callback_handler=None)
 
@@ -104,7 +100,7 @@ def quiet() -> Iterator[None]:
 def drive(scenario: testing.Scenario) -> testing.Outcome:
     """The scenario through ``Agent.stream_async`` on ``OpenAIModel``."""
     with quiet():
-        return outcome_of(scenario, lambda: run_streamed(agent(scenario)), read)
+        return testing.outcome_of(scenario, lambda: run_streamed(agent(scenario)), read)
 
 
 STRANDS_DRIVER = testing.Driver(

@@ -20,6 +20,11 @@ pytest plugin, and what the doctor's drivers share.
 - the doctor's data types, for the shims' drivers: :class:`Driver`, :class:`Outcome`,
   :func:`judge` and their helpers; the drivers by column (:data:`DRIVERS`, from the
   ``streamfix.patches`` entry points) and :func:`stock_and_patched`;
+- what the drivers of frameworks on a wire share: a scenario answered in process to the
+  framework's real client as the replay server answers it (:func:`served_http_client`,
+  :func:`served_response`, :func:`sse`, :func:`tool_names`, :func:`declared_tools`), and
+  what the framework raised read as the doctor counts it (:func:`outcome_of`,
+  :func:`raised`, :func:`settled`: the wire's documented end of an unrepairable shape);
 - live checks (``streamfix doctor --live``): :class:`LiveCase` / :data:`LIVE_CASES`,
   :class:`LiveTarget`, :func:`detect_api`, :func:`live_check` (a :class:`LiveResult`:
   a framework's streamed answer, stock and patched, against the same request answered
@@ -45,6 +50,7 @@ from . import (
     _drivers,
     _live,
     _rounds,
+    _served,
     _server,
 )
 from ._asgi import *  # noqa: F403
@@ -57,6 +63,7 @@ from ._doctor import *  # noqa: F403
 from ._drivers import *  # noqa: F403
 from ._live import *  # noqa: F403
 from ._rounds import *  # noqa: F403
+from ._served import *  # noqa: F403
 from ._server import *  # noqa: F403
 
 __all__: list[str] = []
@@ -70,4 +77,5 @@ __all__ += _doctor.__all__
 __all__ += _drivers.__all__
 __all__ += _live.__all__
 __all__ += _rounds.__all__
+__all__ += _served.__all__
 __all__ += _server.__all__

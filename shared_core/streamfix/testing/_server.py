@@ -40,13 +40,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._assembler import assemble
-from .._errors import StreamFixError
 from ._asgi import BackgroundServer, Message, Receive, Send, lifespan, read_json, send_json
 from ._capture import CAPTURE_NAME, read_capture
-from ._corpus import SCENARIOS, Dialect, Scenario, text_chunks
+from ._corpus import SCENARIOS, Dialect, Scenario
 from ._dialect_corpus import DIALECT_SCENARIOS
 from ._rounds import ROUNDS, RoundMismatch, Rounds
+from ._served import non_streamed, sse_events, turn
 
 __all__ = ["ReplayApp", "ReplayServer"]
 
@@ -102,7 +101,7 @@ class ReplayApp:
             message = f"unknown scenario {body.get('model')!r}; known: {known}"
             await send_json(send, 404, {"error": {"message": message}})
             return
-        await _answer(send, _turn(scenario, body), dialect, _streamed(body, dialect))
+        await _answer(send, turn(scenario, body), dialect, _streamed(body, dialect))
 
     async def _dialect(
         self, receive: Receive, send: Send, path: str, dialect: str, model: str | None
@@ -163,24 +162,6 @@ def _streamed(body: Mapping[str, Any], dialect: Dialect) -> bool:
     return bool(body.get("stream", default))
 
 
-def _turn(scenario: Scenario, body: Mapping[str, Any]) -> Scenario:
-    """The scenario itself, or its follow-up text once the request carries tool results."""
-    messages = body.get("messages")
-    if isinstance(messages, list) and any(
-        isinstance(m, dict) and m.get("role") == "tool" for m in messages
-    ):
-        return Scenario(
-            scenario.name,
-            "text",
-            "follow-up",
-            scenario.dialect,
-            text_chunks(scenario.follow_up, scenario.dialect),
-            text=scenario.follow_up,
-            finish_reason="stop",
-        )
-    return scenario
-
-
 async def _answer_round(
     send: Send, script: Rounds, body: Mapping[str, Any], dialect: Dialect
 ) -> None:
@@ -206,49 +187,13 @@ async def _answer(send: Send, scenario: Scenario, dialect: Dialect, streamed: bo
         await send_json(send, 400, {"error": {"message": message}})
         return
     if not streamed:
-        status, payload = _non_streamed(scenario)
+        status, payload = non_streamed(scenario)
         await send_json(send, status, payload)
         return
     if dialect == "ollama":
         await _stream(send, "application/x-ndjson", (json.dumps(c) + "\n" for c in chunks))
     else:
-        events = [f"data: {json.dumps(c)}\n\n" for c in chunks]
-        await _stream(send, "text/event-stream", [*events, "data: [DONE]\n\n"])
-
-
-def _non_streamed(scenario: Scenario) -> tuple[int, dict[str, Any]]:
-    if scenario.name != CAPTURE_NAME:
-        return scenario.status, scenario.completion()
-    try:
-        message = assemble(scenario.chunks)
-    except StreamFixError as error:
-        return 500, {"error": {"message": str(error)}}
-    if scenario.dialect == "ollama":
-        ollama_message: dict[str, Any] = {"role": "assistant", "content": message.content}
-        if message.tool_calls:
-            ollama_message["tool_calls"] = [
-                {"function": {"name": c.name, "arguments": c.parsed}} for c in message.tool_calls
-            ]
-        return 200, {
-            "model": CAPTURE_NAME,
-            "message": ollama_message,
-            "done": True,
-            "done_reason": message.finish_reason or "stop",
-        }
-    return 200, {
-        "id": "chatcmpl-capture",
-        "object": "chat.completion",
-        "created": 0,
-        "model": CAPTURE_NAME,
-        "choices": [
-            {
-                "index": 0,
-                "message": message.to_openai_dict(),
-                "finish_reason": message.finish_reason or "stop",
-            }
-        ],
-        "usage": message.usage,
-    }
+        await _stream(send, "text/event-stream", sse_events(chunks))
 
 
 async def _stream(send: Send, content_type: str, events: Iterable[str]) -> None:

@@ -34,7 +34,7 @@ overwrites a name; a first index above 0 leaves an empty entry before the call
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +49,7 @@ from conftest import (
     assert_same,
     capture,
 )
-from support import shim_fixture
+from support import assert_doctor_column, shim_fixture
 
 import streamfix
 import streamfix_agno
@@ -484,29 +484,12 @@ def test_install_replaces_parse_tool_calls_and_uninstall_restores_it() -> None:
     assert OpenAIChat.__dict__["parse_tool_calls"] is original
 
 
-def _column(column: str) -> Callable[[], None]:
-    def check() -> None:
-        cells = [
-            (name, *testing.stock_and_patched(column, scenario))
-            for name, scenario in OPENAI.items()
-        ]
-        lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-        path = "openai" if column == "agno" else "litellm"
-        assert lost == set(STOCK_LOSSES[path])
-        assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
-
-    return check
-
-
 @pytest.mark.parametrize("path", PATHS)
 def test_doctor_column(path: str) -> None:
     """``streamfix doctor``'s ``agno`` (the openai wire and the agno shim) and
     ``agno-litellm`` (the litellm wire) columns: 0 failing patched cells, stock losing
     exactly :data:`STOCK_LOSSES`."""
-    column = COLUMNS[path]
-    assert testing.DRIVERS[column].name == PATCHES[path]
-    _column(column)()
-    assert "openai" not in streamfix.installed()  # the agno driver's wire is undone after
+    assert_doctor_column(COLUMNS[path], PATCHES[path], STOCK_LOSSES[path])
 
 
 @pytest.mark.parametrize("column", sorted(COLUMNS.values()))

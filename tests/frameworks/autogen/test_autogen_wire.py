@@ -35,7 +35,7 @@ from conftest import (
     assert_same,
     capture,
 )
-from support import shim_fixture
+from support import assert_doctor_column, shim_fixture
 
 import streamfix
 import streamfix_autogen
@@ -529,10 +529,4 @@ def test_install_replaces_and_uninstall_restores() -> None:
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``autogen`` column: its own patch (the wire installed with
     it), 0 failing patched cells, and stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["autogen"].name == "autogen"
-    cells = [
-        (name, *testing.stock_and_patched("autogen", scenario)) for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
+    assert_doctor_column("autogen", "autogen", STOCK_LOSSES)

@@ -35,7 +35,7 @@ from conftest import (
     capture,
     expected_ids,
 )
-from support import shim_fixture
+from support import assert_doctor_column, shim_fixture
 
 import streamfix
 import streamfix_crewai
@@ -424,11 +424,4 @@ def test_acall_stock_loses_what_patched_keeps(streamfix_server: ReplayServer, na
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``crewai`` column: 0 failing patched cells (the wire and the
     shim), stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["crewai"].name == "crewai"
-    cells = [
-        (name, *testing.stock_and_patched("crewai", scenario)) for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
-    assert "litellm" not in streamfix.installed()  # the driver's wire is undone after
+    assert_doctor_column("crewai", "crewai", STOCK_LOSSES)

@@ -50,7 +50,7 @@ from conftest import (
     expected_ids,
     wire_error,
 )
-from support import shim_fixture
+from support import assert_doctor_column, shim_fixture
 
 import streamfix
 import streamfix_dspy
@@ -417,13 +417,7 @@ def test_the_default_engine_is_out_of_the_wires_reach(
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``dspy`` column: its own patch (the litellm wire installed
     with it), 0 failing patched cells, and stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["dspy"].name == "dspy"
-    cells = [
-        (name, *testing.stock_and_patched("dspy", scenario)) for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
+    assert_doctor_column("dspy", "dspy", STOCK_LOSSES)
 
 
 def test_the_doctor_serves_in_process(monkeypatch: pytest.MonkeyPatch) -> None:

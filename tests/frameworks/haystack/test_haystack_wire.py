@@ -40,7 +40,7 @@ from conftest import (
     capture,
     expected_ids,
 )
-from support import shim_fixture
+from support import assert_doctor_column, shim_fixture
 
 import streamfix
 import streamfix_haystack
@@ -425,15 +425,7 @@ def test_install_replaces_both_handlers_and_uninstall_restores_them() -> None:
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``haystack`` column: 0 failing patched cells (the wire and
     the shim), stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["haystack"].name == "haystack"
-    cells = [
-        (name, *testing.stock_and_patched("haystack", scenario))
-        for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
-    assert "openai" not in streamfix.installed()  # the driver's wire is undone after
+    assert_doctor_column("haystack", "haystack", STOCK_LOSSES)
 
 
 def test_replay_cli(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:

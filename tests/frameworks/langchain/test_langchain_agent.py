@@ -33,7 +33,6 @@ import streamfix
 import streamfix_openai
 from streamfix import testing
 from streamfix.testing import ReplayServer
-from streamfix_openai._served import API_KEY, _raised, tool_names
 
 pytest.importorskip("langchain_openai")
 agents = pytest.importorskip("langchain.agents")
@@ -90,9 +89,14 @@ def run_agent(
     scenario = OPENAI[name]
     run, lock = AgentRun(), threading.Lock()
     model = ChatOpenAI(
-        model=scenario.name, api_key=API_KEY, base_url=server.openai_base_url, max_retries=0
+        model=scenario.name,
+        api_key=testing.DOCTOR_API_KEY,
+        base_url=server.openai_base_url,
+        max_retries=0,
     )
-    agent = agents.create_agent(model, tools=[_tool(n, run, lock) for n in tool_names(scenario)])
+    agent = agents.create_agent(
+        model, tools=[_tool(n, run, lock) for n in testing.tool_names(scenario)]
+    )
     before = len(server.requests)
     try:
         for mode, event in agent.stream(
@@ -118,7 +122,7 @@ def _got(scenario: testing.Scenario, run: AgentRun) -> Got:
     """What the first model step gave (or the error the agent raised before it)."""
     if run.first is None:
         error = run.error or RuntimeError("no model step")
-        return Got(error=error, outcome=_raised(scenario, error))
+        return Got(error=error, outcome=testing.raised(scenario, error))
     message = run.first
     calls = [(c["name"], c["args"], c["id"]) for c in message.tool_calls]
     calls += [(c.get("name") or "", c.get("args"), c.get("id")) for c in message.invalid_tool_calls]
@@ -127,7 +131,7 @@ def _got(scenario: testing.Scenario, run: AgentRun) -> Got:
     got.outcome = (
         testing.Outcome(outcome_calls, got.text)
         if run.error is None
-        else _raised(scenario, run.error)
+        else testing.raised(scenario, run.error)
     )
     return got
 

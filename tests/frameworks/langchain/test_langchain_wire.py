@@ -23,10 +23,10 @@ from conftest import (
     capture,
     wire_error,
 )
+from support import assert_doctor_column
 
 import streamfix
 import streamfix_openai
-from streamfix import testing
 from streamfix.testing import ReplayServer
 from streamfix_openai import _doctor_langchain as driver
 
@@ -116,11 +116,4 @@ def test_patched_astream(streamfix_server: ReplayServer, patched: None) -> None:
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``langchain`` column: the wire's patch, 0 failing patched
     cells, and stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["langchain"].name == "openai"
-    cells = [
-        (name, *testing.stock_and_patched("langchain", scenario))
-        for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
+    assert_doctor_column("langchain", "openai", STOCK_LOSSES)

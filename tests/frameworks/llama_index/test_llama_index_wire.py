@@ -17,12 +17,11 @@ from typing import Any
 
 import pytest
 from conftest import NAMES, OPENAI, Got, assert_lost, assert_right, assert_same, capture
-from support import shim_fixture
+from support import assert_doctor_column, shim_fixture
 
 import streamfix
 import streamfix_llama_index
 import streamfix_openai
-from streamfix import testing
 from streamfix.testing import ReplayServer
 from streamfix_llama_index import _doctor as driver
 
@@ -137,12 +136,4 @@ def test_install_replaces_every_binding_and_uninstall_restores_it() -> None:
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``llama_index`` column: 0 failing patched cells (the wire
     and the shim), stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["llama_index"].name == "llama_index"
-    cells = [
-        (name, *testing.stock_and_patched("llama_index", scenario))
-        for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
-    assert "openai" not in streamfix.installed()  # the driver's wire is undone after
+    assert_doctor_column("llama_index", "llama_index", STOCK_LOSSES)

@@ -27,7 +27,7 @@ from conftest import (
     capture,
     wire_error,
 )
-from support import shim_fixture
+from support import assert_doctor_column, shim_fixture
 
 import streamfix
 import streamfix_litellm
@@ -81,7 +81,7 @@ def _run(server: ReplayServer, name: str) -> tuple[Got, Any]:
 
     got = capture(scenario, go, _got, driver.read)
     if got.error is not None:  # I3: the wire's refusal with the right assembly on it
-        got.outcome = driver.raised(scenario, got.error)
+        got.outcome = testing.raised(scenario, got.error)
     return got, (results[0] if results else None)
 
 
@@ -153,11 +153,4 @@ def test_patched_cut_call_is_litellms_api_error(
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``openai-agents-litellm`` column: the litellm wire's patch,
     0 failing patched cells, and stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["openai-agents-litellm"].name == "litellm"
-    cells = [
-        (name, *testing.stock_and_patched("openai-agents-litellm", scenario))
-        for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
+    assert_doctor_column("openai-agents-litellm", "litellm", STOCK_LOSSES)

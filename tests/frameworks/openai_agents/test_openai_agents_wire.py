@@ -22,6 +22,7 @@ from conftest import (
     assert_same,
     capture,
 )
+from support import assert_doctor_column
 
 import streamfix_openai
 from streamfix import testing
@@ -130,11 +131,4 @@ def test_thinking_block_signature_kept(streamfix_server: ReplayServer, patched: 
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``openai-agents`` column: the wire's patch, 0 failing
     patched cells, and stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["openai-agents"].name == "openai"
-    cells = [
-        (name, *testing.stock_and_patched("openai-agents", scenario))
-        for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
+    assert_doctor_column("openai-agents", "openai", STOCK_LOSSES)

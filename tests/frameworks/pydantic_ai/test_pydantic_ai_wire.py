@@ -24,6 +24,7 @@ from conftest import (
     capture,
     wire_error,
 )
+from support import assert_doctor_column
 
 import streamfix
 import streamfix_openai
@@ -171,11 +172,4 @@ def test_run_stream_runs_the_repaired_calls(streamfix_server: ReplayServer, patc
 def test_doctor_column() -> None:
     """``streamfix doctor``'s ``pydantic-ai`` column: the wire's patch, 0 failing patched
     cells, and stock losing exactly :data:`STOCK_LOSSES`."""
-    assert testing.DRIVERS["pydantic-ai"].name == "openai"
-    cells = [
-        (name, *testing.stock_and_patched("pydantic-ai", scenario))
-        for name, scenario in OPENAI.items()
-    ]
-    lost = {name for name, stock, _ in cells if not testing.judge(OPENAI[name], stock)[0]}
-    assert lost == set(STOCK_LOSSES)
-    assert all(patched and testing.judge(OPENAI[n], patched)[0] for n, _, patched in cells)
+    assert_doctor_column("pydantic-ai", "openai", STOCK_LOSSES)
