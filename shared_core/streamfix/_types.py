@@ -23,6 +23,10 @@ __all__ = [
     "UsageReported",
 ]
 
+#: The dialects a stream may be in: ``chat`` is OpenAI's chat completions (and Ollama's
+#: NDJSON); the others are wire-shapes J-M (``streamfix._dialects`` reads them).
+DIALECTS = ("chat", "responses", "anthropic", "gemini", "bedrock")
+
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
@@ -97,9 +101,11 @@ class AssembledMessage:
         ``tool_use`` blocks; ``gemini``: one ``model`` content, each call a
         ``functionCall`` part with its own ``thoughtSignature``; ``bedrock``: one
         assistant message, reasoning blocks with their signatures, text, ``toolUse``)."""
-        from ._dialects import history  # noqa: PLC0415 (_dialects imports this module)
-
-        return history(self, dialect)
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {dialect!r}; one of {', '.join(DIALECTS)}")
+        if dialect == "chat":
+            return [self.to_openai_dict()]
+        return _HISTORY[dialect](self)
 
     def to_openai_dict(self) -> dict[str, Any]:
         """The message in OpenAI chat-completions shape (``choices[i].message``).
@@ -254,3 +260,73 @@ Event = (
     | ToolCallCompleted
     | UsageReported
 )
+
+
+# --- giving a message back (AssembledMessage.to_history) ---------------------------------
+
+
+def _responses_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Reasoning items whole (J5), then the text, then one ``function_call`` per call."""
+    items = [dict(d) for d in message.reasoning_details if d.get("type") == "reasoning"]
+    if message.content:
+        items.append({"type": "message", "role": "assistant", "content": message.content})
+    items.extend(
+        {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments}
+        for c in message.tool_calls
+    )
+    return items
+
+
+def _anthropic_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Thinking blocks first (signed, K3), the provider's blocks (K5), text, calls."""
+    content = [dict(block) for block in message.thinking_blocks]
+    content.extend(dict(block) for block in message.provider_blocks)
+    if message.content:
+        content.append({"type": "text", "text": message.content})
+    content.extend(
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": c.parsed}
+        for c in message.tool_calls
+    )
+    return [{"role": "assistant", "content": content}]
+
+
+def _gemini_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """The text, then each call a ``functionCall`` part with its own signature (L2)."""
+    parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+    for call in message.tool_calls:
+        function: dict[str, Any] = {"name": call.name, "args": call.parsed}
+        if call.id is not None:
+            function["id"] = call.id
+        part: dict[str, Any] = {"functionCall": function}
+        if call.thought_signature is not None:
+            part["thoughtSignature"] = call.thought_signature
+        parts.append(part)
+    return [{"role": "model", "parts": parts}]
+
+
+def _bedrock_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Reasoning blocks (signed), the text, then one ``toolUse`` block per call."""
+    blocks: list[dict[str, Any]] = []
+    for block in message.thinking_blocks:
+        if block.get("type") == "redacted_thinking":
+            blocks.append({"reasoningContent": {"redactedContent": block.get("data")}})
+            continue
+        reasoning = {"text": block.get("thinking") or ""}
+        if block.get("signature"):
+            reasoning["signature"] = block["signature"]
+        blocks.append({"reasoningContent": {"reasoningText": reasoning}})
+    if message.content:
+        blocks.append({"text": message.content})
+    blocks.extend(
+        {"toolUse": {"toolUseId": c.id, "name": c.name, "input": c.parsed}}
+        for c in message.tool_calls
+    )
+    return [{"role": "assistant", "content": blocks}]
+
+
+_HISTORY = {
+    "responses": _responses_history,
+    "anthropic": _anthropic_history,
+    "gemini": _gemini_history,
+    "bedrock": _bedrock_history,
+}
