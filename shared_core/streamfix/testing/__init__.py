@@ -43,6 +43,7 @@ from . import (
     _dialect_corpus,
     _doctor,
     _drivers,
+    _eventstream,
     _live,
     _rounds,
     _server,
@@ -55,6 +56,7 @@ from ._corpus import *  # noqa: F403
 from ._dialect_corpus import *  # noqa: F403
 from ._doctor import *  # noqa: F403
 from ._drivers import *  # noqa: F403
+from ._eventstream import *  # noqa: F403
 from ._live import *  # noqa: F403
 from ._rounds import *  # noqa: F403
 from ._server import *  # noqa: F403
@@ -68,6 +70,7 @@ __all__ += _corpus.__all__
 __all__ += _dialect_corpus.__all__
 __all__ += _doctor.__all__
 __all__ += _drivers.__all__
+__all__ += _eventstream.__all__
 __all__ += _live.__all__
 __all__ += _rounds.__all__
 __all__ += _server.__all__

@@ -13,8 +13,9 @@
   them, streamed only: ``POST /v1/responses`` (OpenAI Responses: ``event:`` and
   ``data:`` lines, no ``[DONE]``), ``POST /v1/messages`` (Anthropic: the same framing),
   ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini: ``data:``
-  lines; the scenario is the path's model). Bedrock's ConverseStream (AWS's binary event
-  stream) is not served.
+  lines; the scenario is the path's model), ``POST /model/{modelId}/converse-stream``
+  (Bedrock's ConverseStream: AWS's binary event stream, one message an event, an
+  exception item as an exception message; the scenario is the path's model id).
 
 The model may also name a scripted multi-round loop (:data:`~streamfix.testing.ROUNDS`,
 ``"rounds-ollama"``...): then the answer is the script's round ``N`` (one more than the
@@ -39,6 +40,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from .._assembler import assemble
 from .._errors import StreamFixError
@@ -46,6 +48,7 @@ from ._asgi import BackgroundServer, Message, Receive, Send, lifespan, read_json
 from ._capture import CAPTURE_NAME, read_capture
 from ._corpus import SCENARIOS, Dialect, Scenario, text_chunks
 from ._dialect_corpus import DIALECT_SCENARIOS
+from ._eventstream import EVENTSTREAM, bedrock_message
 from ._rounds import ROUNDS, RoundMismatch, Rounds
 
 __all__ = ["ReplayApp", "ReplayServer"]
@@ -80,6 +83,9 @@ class ReplayApp:
         elif method == "POST" and path.endswith(":streamGenerateContent"):
             model = path.rsplit("/", 1)[-1].split(":", 1)[0]
             await self._dialect(receive, send, path, "gemini", model)
+        elif method == "POST" and path.startswith("/model/") and path.endswith("/converse-stream"):
+            model = unquote(path.removeprefix("/model/").removesuffix("/converse-stream"))
+            await self._dialect(receive, send, path, "bedrock", model)
         else:
             message = f"no route {method} {scope['path']}"
             await send_json(send, 404, {"error": {"message": message}})
@@ -122,9 +128,12 @@ class ReplayApp:
             message = f"unknown {dialect} scenario {name!r}; known: {known}"
             await send_json(send, 404, {"error": {"message": message}})
             return
-        if dialect != "gemini" and not body.get("stream"):
+        if dialect in ("responses", "anthropic") and not body.get("stream"):
             message = "the replay server streams this dialect only: send stream: true"
             await send_json(send, 400, {"error": {"message": message}})
+            return
+        if dialect == "bedrock":
+            await _stream(send, EVENTSTREAM, [bedrock_message(item) for item in scenario.chunks])
             return
         if dialect == "gemini":
             events = [f"data: {json.dumps(item)}\r\n\r\n" for item in scenario.chunks]
@@ -251,11 +260,12 @@ def _non_streamed(scenario: Scenario) -> tuple[int, dict[str, Any]]:
     }
 
 
-async def _stream(send: Send, content_type: str, events: Iterable[str]) -> None:
+async def _stream(send: Send, content_type: str, events: Iterable[str | bytes]) -> None:
     headers = [(b"content-type", content_type.encode()), (b"cache-control", b"no-cache")]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     for event in events:  # one send per event: uvicorn writes (flushes) each on its own
-        await send({"type": "http.response.body", "body": event.encode(), "more_body": True})
+        body = event.encode() if isinstance(event, str) else event
+        await send({"type": "http.response.body", "body": body, "more_body": True})
     await send({"type": "http.response.body", "body": b""})
 
 
