@@ -109,7 +109,10 @@ def test_boto3_converse_stream(streamfix_server: ReplayServer, name: str) -> Non
     except EventStreamError as error:
         assert scenario.error is not None
         kind, words = scenario.error.split(": ", 1)
-        assert (kind, words) == (error.response["Error"]["Code"], error.response["Error"]["Message"])
+        assert (kind, words) == (
+            error.response["Error"]["Code"],
+            error.response["Error"]["Message"],
+        )
         assert dialect_problems(scenario, [*events, {kind: {"message": words}}]) == []
         return
     assert scenario.error is None

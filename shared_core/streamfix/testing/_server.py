@@ -15,7 +15,9 @@
   ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini: ``data:``
   lines; the scenario is the path's model), ``POST /model/{modelId}/converse-stream``
   (Bedrock's ConverseStream: AWS's binary event stream, one message an event, an
-  exception item as an exception message; the scenario is the path's model id).
+  exception item as an exception message; the scenario is the path's model id). Once the
+  request carries a tool's result, the answer is the scenario's ``follow_up`` text in
+  that dialect.
 
 The model may also name a scripted multi-round loop (:data:`~streamfix.testing.ROUNDS`,
 ``"rounds-ollama"``...): then the answer is the script's round ``N`` (one more than the
@@ -47,7 +49,13 @@ from .._errors import StreamFixError
 from ._asgi import BackgroundServer, Message, Receive, Send, lifespan, read_json, send_json
 from ._capture import CAPTURE_NAME, read_capture
 from ._corpus import SCENARIOS, Dialect, Scenario, text_chunks
-from ._dialect_corpus import DIALECT_SCENARIOS
+from ._dialect_corpus import (
+    DIALECT_SCENARIOS,
+    anthropic_stream,
+    bedrock_stream,
+    gemini_stream,
+    responses_stream,
+)
 from ._eventstream import EVENTSTREAM, bedrock_message
 from ._rounds import ROUNDS, RoundMismatch, Rounds
 
@@ -132,15 +140,14 @@ class ReplayApp:
             message = "the replay server streams this dialect only: send stream: true"
             await send_json(send, 400, {"error": {"message": message}})
             return
+        chunks = _dialect_turn(scenario, body)
         if dialect == "bedrock":
-            await _stream(send, EVENTSTREAM, [bedrock_message(item) for item in scenario.chunks])
+            await _stream(send, EVENTSTREAM, [bedrock_message(item) for item in chunks])
             return
         if dialect == "gemini":
-            events = [f"data: {json.dumps(item)}\r\n\r\n" for item in scenario.chunks]
+            events = [f"data: {json.dumps(item)}\r\n\r\n" for item in chunks]
         else:
-            events = [
-                f"event: {item['type']}\ndata: {json.dumps(item)}\n\n" for item in scenario.chunks
-            ]
+            events = [f"event: {item['type']}\ndata: {json.dumps(item)}\n\n" for item in chunks]
         await _stream(send, "text/event-stream", events)
 
     def _scenario(self, model: str) -> Scenario | None:
@@ -188,6 +195,35 @@ def _turn(scenario: Scenario, body: Mapping[str, Any]) -> Scenario:
             finish_reason="stop",
         )
     return scenario
+
+
+#: What carries a tool's result back in each other dialect's request (a ``type`` value,
+#: or a key): Responses' ``function_call_output`` item, Anthropic's ``tool_result`` block,
+#: Gemini's ``functionResponse`` part, Bedrock's ``toolResult`` block.
+_TOOL_RESULTS = frozenset({"function_call_output", "tool_result", "functionResponse", "toolResult"})
+
+
+def _carries_tool_result(value: Any) -> bool:
+    if isinstance(value, dict):
+        return value.get("type") in _TOOL_RESULTS or any(
+            key in _TOOL_RESULTS or _carries_tool_result(item) for key, item in value.items()
+        )
+    return isinstance(value, list) and any(_carries_tool_result(item) for item in value)
+
+
+def _dialect_turn(scenario: Scenario, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The scenario's items, or its follow-up text in its dialect once the request
+    carries a tool's result (so agent loops end)."""
+    if not _carries_tool_result(body):
+        return list(scenario.chunks)
+    text = scenario.follow_up
+    if scenario.dialect == "responses":
+        return responses_stream([], text)
+    if scenario.dialect == "anthropic":
+        return anthropic_stream([], text, stop_reason="end_turn")
+    if scenario.dialect == "gemini":
+        return gemini_stream([], text)
+    return bedrock_stream([], text, stop_reason="end_turn")
 
 
 async def _answer_round(
