@@ -147,8 +147,9 @@ def run_doctor(
 
     A column whose driver reads another dialect (wire-shapes J-M) runs on that dialect's
     scenarios of :data:`~streamfix.testing.DIALECT_SCENARIOS` (those of ``scenarios``
-    when given), its cells in ``dialect_cells``. Patches active before the run are put back afterwards. What the frameworks log about
-    the broken streams they are fed is kept quiet (:func:`quiet_frameworks`).
+    when given), its cells in ``dialect_cells``. Patches active before the run are put
+    back afterwards. What the frameworks log about the broken streams they are fed is kept
+    quiet (:func:`quiet_frameworks`).
     """
     corpus = dict(SCENARIOS) if scenarios is None else scenarios
     dialects = dict(DIALECT_SCENARIOS) if scenarios is None else scenarios
