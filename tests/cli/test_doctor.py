@@ -218,8 +218,9 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
     ``OpenAIModel`` and ``LiteLLMModel``, both installing ``smolagents``); listing them
     imports no driver and no framework, running one imports that framework's driver only;
     the frameworks reached through the openai wire (langchain, pydantic-ai, openai-agents)
-    are columns of the ``openai`` patch (so are their native paths for the other dialects,
-    which the wire leaves as shipped), openai-agents' ``LitellmModel`` a column of the
+    are columns of the ``openai`` patch (so are openai-agents' and strands' native paths
+    for the other dialects, which the wire leaves as shipped; pydantic-ai's are the
+    ``pydantic_ai`` patch's), openai-agents' ``LitellmModel`` a column of the
     ``litellm`` patch."""
     code = (
         "import sys\n"
@@ -229,9 +230,9 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
         " 'litellm-openai', 'agno-litellm', 'openai-agents-litellm', 'strands-litellm',"
         " 'openai', 'langchain', 'pydantic-ai', 'openai-agents', 'strands',"
-        " 'pydantic-ai-anthropic', 'pydantic-ai-google', 'pydantic-ai-responses',"
         " 'openai-agents-responses', 'strands-bedrock', 'agno', 'autogen',"
-        " 'crewai', 'dspy', 'haystack', 'llama_index']\n"
+        " 'crewai', 'dspy', 'haystack', 'llama_index', 'pydantic_ai', 'pydantic-ai-anthropic',"
+        " 'pydantic-ai-responses']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
@@ -242,9 +243,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
         " 'agno-litellm': 'litellm', 'openai-agents-litellm': 'litellm',"
         " 'strands': 'openai', 'strands-litellm': 'litellm',"
-        " 'pydantic-ai-anthropic': 'openai', 'pydantic-ai-google': 'openai',"
-        " 'pydantic-ai-responses': 'openai', 'openai-agents-responses': 'openai',"
-        " 'strands-bedrock': 'openai'}\n"
+        " 'pydantic-ai-anthropic': 'pydantic_ai', 'pydantic-ai-responses': 'pydantic_ai',"
+        " 'openai-agents-responses': 'openai', 'strands-bedrock': 'openai'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
@@ -319,7 +319,8 @@ def test_a_column_of_another_dialect_runs_on_its_dialect_corpus_apart(
     def drive(scenario: streamfix.testing.Scenario) -> Outcome:
         seen.append(scenario.name)
         calls = tuple((c["name"], c["arguments"]) for c in scenario.calls)
-        return Outcome(calls, scenario.text, error=scenario.error)
+        cut = "the call was cut" if scenario.truncated else None
+        return Outcome(calls, scenario.text, error=scenario.error or cut)
 
     stand_in = streamfix.testing.Driver(
         "openai", "openai", "bedrock", "json", drive, "a stand-in on Bedrock"
@@ -332,8 +333,10 @@ def test_a_column_of_another_dialect_runs_on_its_dialect_corpus_apart(
     assert [c.scenario for c in report.dialect_cells] == names
     code, out, _ = cli(capsys, "doctor", "--json", "--framework", "stand-in-bedrock")
     data = json.loads(out)
+    assert code == 0
     assert data["cells"] == [] and len(data["dialect_cells"]) == len(names)
     code, out, _ = cli(capsys, "doctor", "--framework", "stand-in-bedrock")
+    assert code == 0
     assert "the other dialects (J-M)" in out
     assert f"{len(names)} cells of the other dialects:" in out
     assert "0 cells: 0 lost stock" in out

@@ -14,13 +14,7 @@ from typing import Any
 from streamfix import testing
 
 from ._doctor_langchain import LANGCHAIN_DRIVER
-from ._doctor_native import (
-    OPENAI_AGENTS_RESPONSES_DRIVER,
-    PYDANTIC_AI_ANTHROPIC_DRIVER,
-    PYDANTIC_AI_GOOGLE_DRIVER,
-    PYDANTIC_AI_RESPONSES_DRIVER,
-    STRANDS_BEDROCK_DRIVER,
-)
+from ._doctor_native import OPENAI_AGENTS_RESPONSES_DRIVER, STRANDS_BEDROCK_DRIVER
 from ._doctor_openai_agents import OPENAI_AGENTS_DRIVER
 from ._doctor_pydantic_ai import PYDANTIC_AI_DRIVER
 from ._doctor_strands import STRANDS_DRIVER
@@ -30,10 +24,7 @@ __all__ = [
     "LANGCHAIN_DRIVER",
     "OPENAI_AGENTS_DRIVER",
     "OPENAI_AGENTS_RESPONSES_DRIVER",
-    "PYDANTIC_AI_ANTHROPIC_DRIVER",
     "PYDANTIC_AI_DRIVER",
-    "PYDANTIC_AI_GOOGLE_DRIVER",
-    "PYDANTIC_AI_RESPONSES_DRIVER",
     "STRANDS_BEDROCK_DRIVER",
     "STRANDS_DRIVER",
     "drive",

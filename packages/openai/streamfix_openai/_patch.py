@@ -39,11 +39,8 @@ SHIM = Shim(
         "pydantic-ai": "PYDANTIC_AI_DRIVER",
         "openai-agents": "OPENAI_AGENTS_DRIVER",
         "strands": "STRANDS_DRIVER",
-        # the same frameworks' native paths for the other dialects (wire-shapes J-M),
-        # which the wire leaves as shipped (``_doctor_native``)
-        "pydantic-ai-anthropic": "PYDANTIC_AI_ANTHROPIC_DRIVER",
-        "pydantic-ai-google": "PYDANTIC_AI_GOOGLE_DRIVER",
-        "pydantic-ai-responses": "PYDANTIC_AI_RESPONSES_DRIVER",
+        # two of them on their native paths for the other dialects (wire-shapes J-M),
+        # which the wire leaves as shipped (``_doctor_native``; pydantic-ai's: its shim)
         "openai-agents-responses": "OPENAI_AGENTS_RESPONSES_DRIVER",
         "strands-bedrock": "STRANDS_BEDROCK_DRIVER",
     },

@@ -20,6 +20,9 @@ pytest plugin, and what the doctor's drivers share.
 - the doctor's data types, for the shims' drivers: :class:`Driver`, :class:`Outcome`,
   :func:`judge` and their helpers; the drivers by column (:data:`DRIVERS`, from the
   ``streamfix.patches`` entry points) and :func:`stock_and_patched`;
+- the native columns' shared serving (the frameworks' own paths for the other dialects):
+  :func:`native_server`, :func:`native_outcome`, :func:`native_tool_names`,
+  :func:`aclose`;
 - live checks (``streamfix doctor --live``): :class:`LiveCase` / :data:`LIVE_CASES`,
   :class:`LiveTarget`, :func:`detect_api`, :func:`live_check` (a :class:`LiveResult`:
   a framework's streamed answer, stock and patched, against the same request answered
@@ -45,6 +48,7 @@ from . import (
     _drivers,
     _eventstream,
     _live,
+    _native,
     _rounds,
     _server,
 )
@@ -58,6 +62,7 @@ from ._doctor import *  # noqa: F403
 from ._drivers import *  # noqa: F403
 from ._eventstream import *  # noqa: F403
 from ._live import *  # noqa: F403
+from ._native import *  # noqa: F403
 from ._rounds import *  # noqa: F403
 from ._server import *  # noqa: F403
 
@@ -72,5 +77,6 @@ __all__ += _doctor.__all__
 __all__ += _drivers.__all__
 __all__ += _eventstream.__all__
 __all__ += _live.__all__
+__all__ += _native.__all__
 __all__ += _rounds.__all__
 __all__ += _server.__all__
