@@ -40,7 +40,8 @@ def _provider_error(error: BaseException) -> tuple[str, str] | None:
     the ``ResponseError`` an openai-agents ``ModelBehaviorError`` spells out."""
     body = getattr(error, "body", None)
     if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        nested = body.get("error")
+        inner: dict[Any, Any] = nested if isinstance(nested, dict) else body
         code, words = inner.get("type") or inner.get("code"), inner.get("message")
         if code and words:
             return str(code), str(words)
