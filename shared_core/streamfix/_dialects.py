@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import json
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._normalize import ChoiceDelta, Chunk, Fragment, ProviderError
+from ._normalize import MALFORMED_CALL, ChoiceDelta, Chunk, Fragment, ProviderError
 
-__all__ = ["DIALECTS", "Reader", "detect", "reader_for"]
+if TYPE_CHECKING:
+    from ._types import AssembledMessage
+
+__all__ = ["DIALECTS", "Reader", "detect", "history", "reader_for"]
 
 #: The dialects a stream may be in: ``chat`` is OpenAI's chat completions (and Ollama's
 #: NDJSON), read by :func:`~._normalize.normalize` itself.
@@ -248,6 +251,9 @@ class Reader:
         self.count = 0  # calls opened
         self.thinking: dict[object, int] = {}  # a thinking block's key -> its place
         self.started = False
+        #: The response's id, model and creation time, as far as the stream named them.
+        self.response: dict[str, Any] = {"id": None, "model": None, "created": None}
+        self.details = 0  # reasoning items written in the chat form (F5 entries' index)
 
     def read(self, item: object) -> Chunk:
         out = _Out()
@@ -257,10 +263,61 @@ class Reader:
             return out.chunk()
         if not self.started:
             self.started = out.role = True  # a message's first item names its role
+        self._name(body)
         return self._read(body, out)
 
     def end(self) -> Chunk | None:
         return None
+
+    def kept(self, choice: int) -> list[dict[str, Any]]:
+        """The provider's own blocks of choice ``choice`` kept whole (K5), in order."""
+        return []
+
+    def chat(self, chunk: Chunk) -> dict[str, Any] | None:
+        """What ``chunk`` (one item read) says, as an OpenAI chat-completion chunk dict
+        (``None``: it says nothing). The repaired stream of a J-M stream is written from
+        these (wire-shapes R): each call's entries under its number among the calls, its
+        signature where Gemini's OpenAI endpoint puts it; thinking text as
+        ``reasoning_content`` beside the ``thinking_blocks`` pieces (as litellm gives
+        them); usage in OpenAI's words; a provider's error as the chunk's ``error``."""
+        if not chunk.choices and chunk.usage is None and chunk.error is None:
+            return None
+        response = self.response
+        body: dict[str, Any] = {
+            "id": response["id"] or "chatcmpl-streamfix",
+            "object": "chat.completion.chunk",
+            "created": response["created"] or 0,
+            "model": response["model"] or "",
+            "choices": [self._chat_choice(delta) for delta in chunk.choices],
+        }
+        if chunk.usage is not None:
+            body["usage"] = _chat_usage(chunk.usage)
+        if chunk.error is not None:
+            text, status, malformed = chunk.error
+            body["error"] = {"message": text, "code": status}
+            if malformed:
+                body["error"]["type"] = MALFORMED_CALL
+        return body
+
+    def _chat_choice(self, delta: ChoiceDelta) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if delta.role:
+            out["role"] = "assistant"
+        if delta.content is not None:
+            out["content"] = delta.content
+        if delta.reasoning is not None:
+            out["reasoning_content"] = delta.reasoning
+        if delta.fragments:
+            out["tool_calls"] = [_chat_entry(fragment) for fragment in delta.fragments]
+        if delta.reasoning_details is not None:
+            out["reasoning_details"] = _chat_details(delta.reasoning_details, self.details)
+            self.details += 1
+        if delta.thinking_blocks is not None:
+            out["thinking_blocks"] = delta.thinking_blocks
+        return {"index": delta.choice, "delta": out, "finish_reason": delta.finish_reason}
+
+    def _name(self, body: dict[str, Any]) -> None:
+        """Keep what ``body`` says of the response's id, model and creation time."""
 
     def _read(self, body: dict[str, Any], out: _Out) -> Chunk:
         raise NotImplementedError
@@ -343,6 +400,68 @@ def _given(value: object) -> str | None:
     return None
 
 
+_RESPONSES_FORMAT = "openai-responses-v1"
+
+
+def _chat_details(details: list[dict[str, Any]], place: int) -> list[dict[str, Any]]:
+    """F5 in the chat form: a Responses reasoning item (J5) as the entries OpenRouter
+    gives for one (recorded: its summary text, then its encrypted content, at one
+    ``index``, each with the item's ``id`` and ``format``)."""
+    out: list[dict[str, Any]] = []
+    for item in details:
+        if item.get("type") != "reasoning":
+            out.append(item)
+            continue
+        named = {"id": item.get("id"), "format": _RESPONSES_FORMAT, "index": place}
+        for part in item.get("summary") or ():
+            if isinstance(part, dict) and type(part.get("text")) is str:
+                out.append({"type": "reasoning.summary", "summary": part["text"], **named})
+        if type(item.get("encrypted_content")) is str:
+            data = item["encrypted_content"]
+            out.append({"type": "reasoning.encrypted", "data": data, **named})
+    return out
+
+
+def _chat_entry(fragment: Fragment) -> dict[str, Any]:
+    entry: dict[str, Any] = {"index": fragment.call_index}
+    if fragment.id is not None:
+        entry["id"] = fragment.id
+    function: dict[str, Any] = {}
+    if fragment.name is not None:
+        entry["type"] = "function"
+        function["name"] = fragment.name
+    if fragment.arguments is not None:
+        function["arguments"] = fragment.arguments
+    if function:
+        entry["function"] = function
+    if fragment.signature is not None:
+        entry["extra_content"] = {"google": {"thought_signature": fragment.signature}}
+    return entry
+
+
+#: Each dialect's token counts by OpenAI's names (the first one present is taken).
+_USAGE_NAMES = {
+    "prompt_tokens": ("input_tokens", "inputTokens", "promptTokenCount"),
+    "completion_tokens": ("output_tokens", "outputTokens", "candidatesTokenCount"),
+    "total_tokens": ("total_tokens", "totalTokens", "totalTokenCount"),
+}
+
+
+def _chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
+    """A dialect's usage as OpenAI's (Gemini counts thoughts apart: they are output)."""
+    out: dict[str, Any] = {}
+    for name, theirs in _USAGE_NAMES.items():
+        count = next((usage[key] for key in theirs if type(usage.get(key)) is int), None)
+        if count is not None:
+            out[name] = count
+    thoughts = usage.get("thoughtsTokenCount")
+    if type(thoughts) is int:
+        out["completion_tokens"] = out.get("completion_tokens", 0) + thoughts
+    if "total_tokens" not in out and {"prompt_tokens", "completion_tokens"} <= out.keys():
+        out["total_tokens"] = out["prompt_tokens"] + out["completion_tokens"]
+    return out
+
+
 def _text_error(value: object, default: str) -> str:
     if isinstance(value, dict):
         message = value.get("message")
@@ -385,6 +504,13 @@ class _Responses(Reader):
             out.error = ProviderError(_text_error(body, "error event"), _status(body.get("code")))
         return out.chunk()
 
+    def _name(self, body: dict[str, Any]) -> None:
+        response = body.get("response")
+        if isinstance(response, dict):
+            _remember(self.response, response.get("id"), response.get("model"))
+            if type(response.get("created_at")) in (int, float):
+                self.response["created"] = int(response["created_at"])
+
     def _key(self, body: dict[str, Any]) -> object:
         item = body.get("item_id")
         return item if item is not None else self.keys.get(body.get("output_index"))
@@ -415,6 +541,18 @@ class _Responses(Reader):
             out.error = ProviderError(_text_error(response.get("error"), "response failed"), None)
 
 
+def _block_order(entry: tuple[object, Any]) -> tuple[bool, Any]:
+    key = entry[0]
+    return (type(key) is not int, key if type(key) is int else 0)
+
+
+def _remember(response: dict[str, Any], response_id: object, model: object) -> None:
+    if type(response_id) is str and response_id:
+        response["id"] = response_id
+    if type(model) is str and model:
+        response["model"] = model
+
+
 def _object(value: object) -> dict[str, Any]:
     """``value`` if it is an object, else an empty one."""
     return value if isinstance(value, dict) else {}
@@ -442,6 +580,23 @@ class _Anthropic(Reader):
     def __init__(self) -> None:
         super().__init__()
         self.usage: dict[str, Any] = {}
+        self.server: dict[object, tuple[dict[str, Any], list[str]]] = {}  # K5, by index
+
+    def kept(self, choice: int) -> list[dict[str, Any]]:
+        """K5: the server tool blocks (and their results, MCP's), each whole: its input
+        streamed as ``input_json_delta`` pieces parsed (the pieces as sent if they are not
+        one JSON value), in block order."""
+        out = []
+        for _, (block, pieces) in sorted(self.server.items(), key=_block_order):
+            whole = dict(block)
+            if pieces:
+                text = "".join(pieces)
+                try:
+                    whole["input"] = json.loads(text)
+                except ValueError:
+                    whole["input"] = text
+            out.append(whole)
+        return out if choice == 0 else []
 
     def _read(self, body: dict[str, Any], out: _Out) -> Chunk:
         kind = body.get("type")
@@ -465,6 +620,11 @@ class _Anthropic(Reader):
             )
         return out.chunk()
 
+    def _name(self, body: dict[str, Any]) -> None:
+        if body.get("type") == "message_start":
+            message = _object(body.get("message"))
+            _remember(self.response, message.get("id"), message.get("model"))
+
     def _block(self, index: object, block: dict[str, Any], out: _Out) -> None:
         kind = block.get("type")
         if kind == "tool_use":
@@ -475,12 +635,17 @@ class _Anthropic(Reader):
             self._think(out, index, {"type": "thinking", "thinking": block.get("thinking")})
         elif kind == "redacted_thinking":
             self._think(out, index, {"type": "redacted_thinking", "data": block.get("data")})
-        elif kind is not None:
-            out.problems.append(f"anthropic: a {kind} block is the provider's; not a call")
+        elif kind is not None:  # K5: the provider's own block, kept whole, never a call
+            self.server[index] = (block, [])
+            out.problems.append(f"anthropic: a {kind} block is the provider's; kept, not a call")
 
     def _delta(self, index: object, delta: dict[str, Any], out: _Out) -> None:
         kind = delta.get("type")
-        if kind == "input_json_delta":
+        if kind == "input_json_delta" and index in self.server:
+            piece = delta.get("partial_json")
+            if type(piece) is str:
+                self.server[index][1].append(piece)
+        elif kind == "input_json_delta":
             self._piece(out, index, delta.get("partial_json"))
         elif kind == "text_delta":
             out.text(delta.get("text"))
@@ -552,6 +717,9 @@ class _Gemini(Reader):
             chunk.problems.extend(more.problems)
         return chunk
 
+    def _name(self, body: dict[str, Any]) -> None:
+        _remember(self.response, body.get("responseId"), body.get("modelVersion"))
+
     def end(self) -> Chunk | None:
         """A call streamed by path whose last part never came, cut (E4)."""
         if not self.partial:
@@ -585,7 +753,7 @@ class _Gemini(Reader):
                 self._close(out, key)
             if reason == "MALFORMED_FUNCTION_CALL":
                 text = candidate.get("finishMessage") or "the model made a malformed call"
-                out.error = ProviderError(f"MALFORMED_FUNCTION_CALL: {text}", None)
+                out.error = ProviderError(f"MALFORMED_FUNCTION_CALL: {text}", None, True)
             finish = _GEMINI_STOPS.get(reason, reason.lower())
             called = any(isinstance(k, tuple) and k[0] == number for k in self.calls)
             out.finish = "tool_calls" if finish == "stop" and called else finish
@@ -748,3 +916,83 @@ class _Bedrock(Reader):
             if reasoning.get("redactedContent") is not None:
                 piece = {"type": "redacted_thinking", "data": reasoning["redactedContent"]}
                 self._think(out, index, piece)
+
+
+# --- giving a message back (AssembledMessage.to_history) ---------------------------------
+
+
+def history(message: AssembledMessage, dialect: str) -> list[dict[str, Any]]:
+    """What the next request in ``dialect`` carries back of ``message``: the items to
+    append to its conversation (:meth:`~streamfix.AssembledMessage.to_history`)."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; one of {', '.join(DIALECTS)}")
+    if dialect == "chat":
+        return [message.to_openai_dict()]
+    return _HISTORY[dialect](message)
+
+
+def _responses_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Reasoning items whole (J5), then the text, then one ``function_call`` per call."""
+    items = [dict(d) for d in message.reasoning_details if d.get("type") == "reasoning"]
+    if message.content:
+        items.append({"type": "message", "role": "assistant", "content": message.content})
+    items.extend(
+        {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments}
+        for c in message.tool_calls
+    )
+    return items
+
+
+def _anthropic_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Thinking blocks first (signed, K3), the provider's blocks (K5), text, calls."""
+    content = [dict(block) for block in message.thinking_blocks]
+    content.extend(dict(block) for block in message.provider_blocks)
+    if message.content:
+        content.append({"type": "text", "text": message.content})
+    content.extend(
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": c.parsed}
+        for c in message.tool_calls
+    )
+    return [{"role": "assistant", "content": content}]
+
+
+def _gemini_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """The text, then each call a ``functionCall`` part with its own signature (L2)."""
+    parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+    for call in message.tool_calls:
+        function: dict[str, Any] = {"name": call.name, "args": call.parsed}
+        if call.id is not None:
+            function["id"] = call.id
+        part: dict[str, Any] = {"functionCall": function}
+        if call.thought_signature is not None:
+            part["thoughtSignature"] = call.thought_signature
+        parts.append(part)
+    return [{"role": "model", "parts": parts}]
+
+
+def _bedrock_history(message: AssembledMessage) -> list[dict[str, Any]]:
+    """Reasoning blocks (signed), the text, then one ``toolUse`` block per call."""
+    blocks: list[dict[str, Any]] = []
+    for block in message.thinking_blocks:
+        if block.get("type") == "redacted_thinking":
+            blocks.append({"reasoningContent": {"redactedContent": block.get("data")}})
+            continue
+        reasoning = {"text": block.get("thinking") or ""}
+        if block.get("signature"):
+            reasoning["signature"] = block["signature"]
+        blocks.append({"reasoningContent": {"reasoningText": reasoning}})
+    if message.content:
+        blocks.append({"text": message.content})
+    blocks.extend(
+        {"toolUse": {"toolUseId": c.id, "name": c.name, "input": c.parsed}}
+        for c in message.tool_calls
+    )
+    return [{"role": "assistant", "content": blocks}]
+
+
+_HISTORY = {
+    "responses": _responses_history,
+    "anthropic": _anthropic_history,
+    "gemini": _gemini_history,
+    "bedrock": _bedrock_history,
+}

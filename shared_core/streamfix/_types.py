@@ -69,7 +69,10 @@ class AssembledMessage:
     ``thinking_blocks`` (F6: Anthropic thinking through litellm) are the provider's
     reasoning metadata as the non-streamed message carries them: one dict per entry or
     block, in order, its text joined and its other fields as sent. Both are empty when
-    the stream sent none.
+    the stream sent none. ``provider_blocks`` are a provider's own content blocks that
+    are neither text, reasoning nor a call the client runs (Anthropic's server tools and
+    their results, MCP: wire-shapes K5), whole, in order. :meth:`to_history` gives it all
+    back in the form of the next request's dialect.
     """
 
     content: str = ""
@@ -82,6 +85,21 @@ class AssembledMessage:
     role: str = "assistant"
     reasoning_details: list[dict[str, Any]] = field(default_factory=list)
     thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    provider_blocks: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_history(self, dialect: str = "chat") -> list[dict[str, Any]]:
+        """What the next request in ``dialect`` carries back of this message: the items
+        to append to its conversation, reasoning metadata included where that dialect
+        needs it back (``chat``: ``[to_openai_dict()]``; ``responses``: its reasoning
+        items whole, the text as an output message, one ``function_call`` item per
+        call; ``anthropic``: one assistant message whose content is the thinking blocks
+        with their signatures, the provider's own blocks (K5), the text, then the
+        ``tool_use`` blocks; ``gemini``: one ``model`` content, each call a
+        ``functionCall`` part with its own ``thoughtSignature``; ``bedrock``: one
+        assistant message, reasoning blocks with their signatures, text, ``toolUse``)."""
+        from ._dialects import history  # noqa: PLC0415 (_dialects imports this module)
+
+        return history(self, dialect)
 
     def to_openai_dict(self) -> dict[str, Any]:
         """The message in OpenAI chat-completions shape (``choices[i].message``).

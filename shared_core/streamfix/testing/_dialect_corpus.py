@@ -21,6 +21,7 @@ from ._corpus import Dialect, Scenario
 
 __all__ = [
     "DIALECT_SCENARIOS",
+    "SERVER_TOOL_BLOCKS",
     "anthropic_stream",
     "bedrock_stream",
     "dialect_problems",
@@ -596,7 +597,73 @@ def _anthropic() -> list[Scenario]:
             error="overloaded_error: Overloaded",
         )
     )
+    out.append(
+        _scenario(
+            "k5-anthropic-server-tool",
+            "K5",
+            "a web_search server_tool_use block (input streamed) and its result block "
+            "between two text blocks, then a client tool_use block",
+            "anthropic",
+            chunks=_server_tool_stream(anthropic_two[0]),
+            calls=anthropic_two[:1],
+            text="Searching. It is sunny.",
+        )
+    )
     return out
+
+
+#: K5: the server tool block and its result as the non-streamed message carries them.
+SERVER_TOOL_BLOCKS: tuple[dict[str, Any], ...] = (
+    {
+        "type": "server_tool_use",
+        "id": "srvtoolu_1",
+        "name": "web_search",
+        "input": {"query": "weather in Paris"},
+    },
+    {
+        "type": "web_search_tool_result",
+        "tool_use_id": "srvtoolu_1",
+        "content": [
+            {
+                "type": "web_search_result",
+                "url": "https://weather.example/paris",
+                "title": "Paris weather",
+                "encrypted_content": "RW5jcnlwdGVkUmVzdWx0",
+            }
+        ],
+    },
+)
+
+
+def _server_tool_stream(call: _Call) -> list[dict[str, Any]]:
+    """K5: text, a server tool block (its input as ``input_json_delta`` pieces) and its
+    result block (whole), text, then a client ``tool_use`` block."""
+    events = anthropic_stream([call], "Searching.")
+    text_end = next(n for n, e in enumerate(events) if e["type"] == "content_block_stop") + 1
+    use, result = SERVER_TOOL_BLOCKS
+    query = _dumps(use["input"])
+    middle: list[dict[str, Any]] = [
+        {"type": "content_block_start", "index": 1, "content_block": {**use, "input": {}}},
+        *(
+            {"type": "content_block_delta", "index": 1, "delta": d}
+            for d in (
+                {"type": "input_json_delta", "partial_json": query[:9]},
+                {"type": "input_json_delta", "partial_json": query[9:]},
+            )
+        ),
+        {"type": "content_block_stop", "index": 1},
+        {"type": "content_block_start", "index": 2, "content_block": result},
+        {"type": "content_block_stop", "index": 2},
+        {"type": "content_block_start", "index": 3, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 3,
+            "delta": {"type": "text_delta", "text": " It is sunny."},
+        },
+        {"type": "content_block_stop", "index": 3},
+    ]
+    rest = [{**e, "index": e["index"] + 3} if "index" in e else e for e in events[text_end:]]
+    return [*events[:text_end], *middle, *rest]
 
 
 def _gemini() -> list[Scenario]:
