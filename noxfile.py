@@ -428,7 +428,8 @@ def e2e_rounds(session: nox.Session) -> None:
 # in the same environment). Each framework: the requirement installed, its test folder.
 FRAMEWORKS_OPENAI_3 = {
     "langchain[openai]": "tests/frameworks/langchain",
-    "pydantic-ai-slim[openai]": "tests/frameworks/pydantic_ai",
+    # anthropic and google: pydantic-ai's native Anthropic and Gemini paths (J-M)
+    "pydantic-ai-slim[openai,anthropic,google]": "tests/frameworks/pydantic_ai",
     "openai-agents[litellm]": "tests/frameworks/openai_agents",
     "agno": "tests/frameworks/agno",
     "haystack-ai": "tests/frameworks/haystack",
@@ -487,9 +488,11 @@ def frameworks(session: nox.Session) -> None:
     Each framework's own streaming code with its real client against the replay server
     over real HTTP (or fed real chunk objects), every scenario stock and patched, and its
     doctor column; langchain's agent, pydantic-ai and openai-agents also through a
-    scripted five-round loop. The newest releases: those that resolve together on openai
-    3.x first, then those that pin openai below 3 (openai-agents again, at its newest
-    release on openai 2.x), in the same environment."""
+    scripted five-round loop; pydantic-ai's, openai-agents' and strands' native paths for
+    the other dialects (Anthropic, Gemini, Responses, Bedrock) on the dialect corpus. The
+    newest releases: those that resolve together on openai 3.x first, then those that pin
+    openai below 3 (openai-agents again, at its newest release on openai 2.x), in the same
+    environment."""
     _install(session, "test", extras="[openai,litellm,serve]")
     for phase, pins in ((FRAMEWORKS_OPENAI_3, []), (FRAMEWORKS_OPENAI_2, FRAMEWORKS_OPENAI_2_PINS)):
         session.install(*phase, *pins)

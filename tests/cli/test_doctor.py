@@ -35,9 +35,12 @@ def test_the_matrix_covers_every_installed_framework(report: Report) -> None:
     for name, framework in DRIVERS.items():
         status = report.frameworks[name]["status"]
         assert status == ("patched" if framework.available() else "not installed")
-        scenarios = {c.scenario for c in report.cells if c.framework == name}
+        cells = [*report.cells, *report.dialect_cells]
+        scenarios = {c.scenario for c in cells if c.framework == name}
         if framework.available():
-            assert scenarios == set(streamfix.testing.scenarios(framework.dialect))
+            assert scenarios == set(streamfix.testing.scenarios(framework.dialect)) | set(
+                streamfix.testing.dialect_scenarios(framework.dialect)
+            )
 
 
 def test_stock_loses_shapes_the_patch_recovers(report: Report) -> None:
@@ -215,7 +218,9 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
     ``OpenAIModel`` and ``LiteLLMModel``, both installing ``smolagents``); listing them
     imports no driver and no framework, running one imports that framework's driver only;
     the frameworks reached through the openai wire (langchain, pydantic-ai, openai-agents)
-    are columns of the ``openai`` patch, openai-agents' ``LitellmModel`` a column of the
+    are columns of the ``openai`` patch (so are openai-agents' and strands' native paths
+    for the other dialects, which the wire leaves as shipped; pydantic-ai's are the
+    ``pydantic_ai`` patch's), openai-agents' ``LitellmModel`` a column of the
     ``litellm`` patch."""
     code = (
         "import sys\n"
@@ -224,8 +229,10 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
         " 'litellm-openai', 'agno-litellm', 'openai-agents-litellm', 'strands-litellm',"
-        " 'openai', 'langchain', 'pydantic-ai', 'openai-agents', 'strands', 'agno', 'autogen',"
-        " 'crewai', 'dspy', 'haystack', 'llama_index']\n"
+        " 'openai', 'langchain', 'pydantic-ai', 'openai-agents', 'strands',"
+        " 'openai-agents-responses', 'strands-bedrock', 'agno', 'autogen',"
+        " 'crewai', 'dspy', 'haystack', 'llama_index', 'pydantic_ai', 'pydantic-ai-anthropic',"
+        " 'pydantic-ai-responses']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
         "assert loaded() == [], loaded()\n"
         "assert DRIVERS['litellm'].name == 'litellm'\n"
@@ -235,7 +242,9 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
         " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
         " 'agno-litellm': 'litellm', 'openai-agents-litellm': 'litellm',"
-        " 'strands': 'openai', 'strands-litellm': 'litellm'}\n"
+        " 'strands': 'openai', 'strands-litellm': 'litellm',"
+        " 'pydantic-ai-anthropic': 'pydantic_ai', 'pydantic-ai-responses': 'pydantic_ai',"
+        " 'openai-agents-responses': 'openai', 'strands-bedrock': 'openai'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
@@ -297,3 +306,37 @@ def test_repair_check_judges_a_broken_repair(name: str, monkeypatch: pytest.Monk
         or scenario.truncated
     )
     assert (untouched is not None) == needs_repair, untouched
+
+
+def test_a_column_of_another_dialect_runs_on_its_dialect_corpus_apart(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A driver speaking a J-M dialect runs on that dialect's scenarios of the dialect
+    corpus; its cells are ``dialect_cells`` (apart in ``--json`` and in a table of their
+    own after the chat table's summary), never among the chat corpus's ``cells``."""
+    seen: list[str] = []
+
+    def drive(scenario: streamfix.testing.Scenario) -> Outcome:
+        seen.append(scenario.name)
+        calls = tuple((c["name"], c["arguments"]) for c in scenario.calls)
+        cut = "the call was cut" if scenario.truncated else None
+        return Outcome(calls, scenario.text, error=scenario.error or cut)
+
+    stand_in = streamfix.testing.Driver(
+        "openai", "openai", "bedrock", "json", drive, "a stand-in on Bedrock"
+    )
+    monkeypatch.setitem(DRIVERS, "stand-in-bedrock", stand_in)
+    report = run_doctor(["stand-in-bedrock"])
+    names = list(streamfix.testing.dialect_scenarios("bedrock"))
+    assert seen == names + names  # stock, then patched
+    assert report.cells == []
+    assert [c.scenario for c in report.dialect_cells] == names
+    code, out, _ = cli(capsys, "doctor", "--json", "--framework", "stand-in-bedrock")
+    data = json.loads(out)
+    assert code == 0
+    assert data["cells"] == [] and len(data["dialect_cells"]) == len(names)
+    code, out, _ = cli(capsys, "doctor", "--framework", "stand-in-bedrock")
+    assert code == 0
+    assert "the other dialects (J-M)" in out
+    assert f"{len(names)} cells of the other dialects:" in out
+    assert "0 cells: 0 lost stock" in out

@@ -1,7 +1,8 @@
 """The other wire dialects over real HTTP (wire-shapes J-M): the replay server streams each
 scenario at its dialect's endpoint, the provider's own SDK client reads it (openai's
 ``responses.create(stream=True)``, anthropic's ``messages.stream``, google-genai's
-``generate_content_stream``), and ``streamfix.assemble`` of the SDK's event objects is the
+``generate_content_stream``, boto3's ``converse_stream`` on AWS's binary event stream),
+and ``streamfix.assemble`` of the SDK's event objects is the
 scenario's message. Where the SDK itself raises on the provider's error (Anthropic's
 ``error`` event), the events before it assemble to the complete calls and the SDK's
 error carries the provider's words."""
@@ -81,3 +82,58 @@ def test_an_unknown_dialect_scenario_is_a_404(streamfix_server: ReplayServer) ->
     )
     assert response.status_code == 404
     assert "unknown anthropic scenario" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("name", _names("bedrock"))
+def test_boto3_converse_stream(streamfix_server: ReplayServer, name: str) -> None:
+    """boto3's ``converse_stream`` (SigV4-signed, placeholder credentials) reads AWS's
+    binary event stream; the events it decodes assemble to the scenario. An exception
+    item is botocore's ``EventStreamError`` carrying the provider's words, the events
+    before it assembling to the complete calls."""
+    import boto3
+    from botocore.exceptions import EventStreamError
+
+    scenario = DIALECT_SCENARIOS[name]
+    client = boto3.client(
+        "bedrock-runtime",
+        endpoint_url=streamfix_server.url,
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="x",
+    )
+    messages = [{"role": "user", "content": [{"text": USER}]}]
+    response = client.converse_stream(modelId=name, messages=messages)
+    events: list[Any] = []
+    try:
+        events.extend(response["stream"])
+    except EventStreamError as error:
+        assert scenario.error is not None
+        kind, words = scenario.error.split(": ", 1)
+        assert (kind, words) == (
+            error.response["Error"]["Code"],
+            error.response["Error"]["Message"],
+        )
+        assert dialect_problems(scenario, [*events, {kind: {"message": words}}]) == []
+        return
+    assert scenario.error is None
+    assert dialect_problems(scenario, events) == []
+
+
+def test_the_eventstream_frames_as_botocore_reads_it() -> None:
+    """The encoder's messages through botocore's own parser: headers, payload, both CRCs."""
+    from botocore.eventstream import EventStreamBuffer
+
+    from streamfix.testing import bedrock_message
+
+    buffer = EventStreamBuffer()
+    buffer.add_data(bedrock_message({"contentBlockStop": {"contentBlockIndex": 0}}))
+    buffer.add_data(bedrock_message({"throttlingException": {"message": "slow down"}}))
+    first, second = list(buffer)
+    assert first.headers == {
+        ":event-type": "contentBlockStop",
+        ":message-type": "event",
+        ":content-type": "application/json",
+    }
+    assert first.payload == b'{"contentBlockIndex": 0}'
+    assert second.headers[":exception-type"] == "throttlingException"
+    assert second.headers[":message-type"] == "exception"

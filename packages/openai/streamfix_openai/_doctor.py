@@ -14,6 +14,7 @@ from typing import Any
 from streamfix import testing
 
 from ._doctor_langchain import LANGCHAIN_DRIVER
+from ._doctor_native import OPENAI_AGENTS_RESPONSES_DRIVER, STRANDS_BEDROCK_DRIVER
 from ._doctor_openai_agents import OPENAI_AGENTS_DRIVER
 from ._doctor_pydantic_ai import PYDANTIC_AI_DRIVER
 from ._doctor_strands import STRANDS_DRIVER
@@ -22,7 +23,9 @@ __all__ = [
     "DRIVER",
     "LANGCHAIN_DRIVER",
     "OPENAI_AGENTS_DRIVER",
+    "OPENAI_AGENTS_RESPONSES_DRIVER",
     "PYDANTIC_AI_DRIVER",
+    "STRANDS_BEDROCK_DRIVER",
     "STRANDS_DRIVER",
     "drive",
     "live",

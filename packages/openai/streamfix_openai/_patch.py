@@ -39,5 +39,9 @@ SHIM = Shim(
         "pydantic-ai": "PYDANTIC_AI_DRIVER",
         "openai-agents": "OPENAI_AGENTS_DRIVER",
         "strands": "STRANDS_DRIVER",
+        # two of them on their native paths for the other dialects (wire-shapes J-M),
+        # which the wire leaves as shipped (``_doctor_native``; pydantic-ai's: its shim)
+        "openai-agents-responses": "OPENAI_AGENTS_RESPONSES_DRIVER",
+        "strands-bedrock": "STRANDS_BEDROCK_DRIVER",
     },
 )

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import install, installed, uninstall
 from ..testing import (
+    DIALECT_SCENARIOS,
     DRIVERS,
     SCENARIOS,
     Driver,
@@ -34,6 +35,7 @@ from ._quiet import quiet_frameworks
 
 __all__ = [
     "DRIVERS",
+    "OTHER_DIALECTS",
     "Cell",
     "Drivers",
     "Report",
@@ -41,6 +43,10 @@ __all__ = [
     "run_doctor",
     "stock_and_patched",
 ]
+
+
+#: The dialects of wire-shapes J-M: a driver speaking one runs on the dialect corpus.
+OTHER_DIALECTS = frozenset({"responses", "anthropic", "gemini", "bedrock"})
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,10 @@ class Report:
     """Every cell of the matrix, and each framework's status."""
 
     cells: list[Cell] = field(default_factory=list)
+    #: The cells of the columns that read another dialect (wire-shapes J-M) on the
+    #: dialect corpus (:data:`~streamfix.testing.DIALECT_SCENARIOS`), kept apart from the
+    #: chat corpus's ``cells``.
+    dialect_cells: list[Cell] = field(default_factory=list)
     frameworks: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The repaired wire per scenario (``streamfix.repair``, wire-shapes R): ``None`` when
     #: the repaired stream is canonical and says what the original says, else why not.
@@ -81,7 +91,7 @@ class Report:
     def ok(self) -> bool:
         """True when every patched cell and every repair passes (the exit status)."""
         return (
-            all(cell.patched == "ok" for cell in self.cells)
+            all(cell.patched == "ok" for cell in [*self.cells, *self.dialect_cells])
             and not any(info["status"] == "patch failed" for info in self.frameworks.values())
             and all(why is None for why in self.repairs.values())
         )
@@ -91,6 +101,7 @@ class Report:
             "ok": self.ok,
             "frameworks": self.frameworks,
             "cells": [cell.to_dict() for cell in self.cells],
+            "dialect_cells": [cell.to_dict() for cell in self.dialect_cells],
             "repairs": {
                 name: {"ok": why is None, "why": why} for name, why in self.repairs.items()
             },
@@ -134,16 +145,24 @@ def run_doctor(
 ) -> Report:
     """Drive every scenario through every installed framework, stock and patched.
 
-    Patches active before the run are put back afterwards. What the frameworks log about
-    the broken streams they are fed is kept quiet (:func:`quiet_frameworks`).
+    A column whose driver reads another dialect (wire-shapes J-M) runs on that dialect's
+    scenarios of :data:`~streamfix.testing.DIALECT_SCENARIOS` (those of ``scenarios``
+    when given), its cells in ``dialect_cells``. Patches active before the run are put
+    back afterwards. What the frameworks log about the broken streams they are fed is kept
+    quiet (:func:`quiet_frameworks`).
     """
     corpus = dict(SCENARIOS) if scenarios is None else scenarios
+    dialects = dict(DIALECT_SCENARIOS) if scenarios is None else scenarios
     report = Report()
     before = installed()
     try:
         with quiet_frameworks():
             for name in frameworks or list(DRIVERS):
-                report.cells.extend(_run_one(name, DRIVERS[name], corpus, report))
+                driver = DRIVERS[name]
+                if driver.dialect in OTHER_DIALECTS:
+                    report.dialect_cells.extend(_run_one(name, driver, dialects, report))
+                else:
+                    report.cells.extend(_run_one(name, driver, corpus, report))
     finally:
         if before:
             install(*before)
@@ -155,7 +174,11 @@ def run_doctor(
 
 def _run_one(name: str, driver: Driver, corpus: dict[str, Scenario], report: Report) -> list[Cell]:
     """One framework's cells (its status recorded in ``report``)."""
-    info: dict[str, Any] = {"version": driver.version(), "drives": driver.what}
+    info: dict[str, Any] = {
+        "version": driver.version(),
+        "drives": driver.what,
+        "dialect": driver.dialect,
+    }
     report.frameworks[name] = info
     if not driver.available():
         info["status"] = "not installed"

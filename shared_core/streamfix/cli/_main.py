@@ -12,8 +12,24 @@ import sys
 from typing import Any, Literal
 
 from .._version import __version__
-from ..testing import SCENARIOS, CaptureError, LiveError, LiveResult, Outcome, ReplayServer
-from ._doctor import DRIVERS, Report, outcome_dict, run_doctor, stock_and_patched
+from ..testing import (
+    DIALECT_SCENARIOS,
+    SCENARIOS,
+    CaptureError,
+    LiveError,
+    LiveResult,
+    Outcome,
+    ReplayServer,
+)
+from ._doctor import (
+    DRIVERS,
+    OTHER_DIALECTS,
+    Cell,
+    Report,
+    outcome_dict,
+    run_doctor,
+    stock_and_patched,
+)
 from ._live import LiveReport, live_frameworks, run_live, server_loss_lines
 from ._output import console as _console
 from ._output import pipe_safe, print_matrix, whole_characters
@@ -44,11 +60,23 @@ def escape(text: str) -> str:
     return str(rich_escape(text))
 
 
-def _doctor_table(report: Report) -> Any:
+def _columns(report: Report, dialects: bool) -> list[str]:
+    """The chat corpus's columns, or (``dialects``) those of the other dialects (J-M)."""
+    return [
+        name
+        for name, info in report.frameworks.items()
+        if (info.get("dialect") in OTHER_DIALECTS) == dialects
+    ]
+
+
+def _doctor_table(report: Report, dialects: bool = False) -> Any:
     from rich.table import Table  # noqa: PLC0415 (optional extra)
 
-    names = list(report.frameworks)
-    table = Table(title="streamfix doctor: stock \u2192 patched", title_justify="left")
+    names = _columns(report, dialects)
+    title = "streamfix doctor: stock \u2192 patched"
+    if dialects:
+        title += ", the other dialects (J-M)"
+    table = Table(title=title, title_justify="left")
     table.add_column("scenario", no_wrap=True)
     table.add_column("shape")
     for name in names:
@@ -56,8 +84,8 @@ def _doctor_table(report: Report) -> Any:
         table.add_column(
             f"{name}\n{info.get('version') or 'not installed'}", justify="center", no_wrap=True
         )
-    cells = {(c.framework, c.scenario): c for c in report.cells}
-    for scenario in SCENARIOS.values():
+    cells = {(c.framework, c.scenario): c for c in [*report.cells, *report.dialect_cells]}
+    for scenario in (DIALECT_SCENARIOS if dialects else SCENARIOS).values():
         row = [scenario.name, scenario.shape]
         for name in names:
             status = report.frameworks[name]["status"]
@@ -79,17 +107,28 @@ def _heading(name: str, version: str | None, status: str, shown: str) -> str:
     return heading if status == shown else f"{heading}: {escape(status)}"
 
 
-def _doctor_lines(report: Report) -> list[str]:
+def _doctor_lines(report: Report, dialects: bool = False) -> list[str]:
     """The matrix as plain lines, one per cell under its framework: any width fits."""
-    lines = ["streamfix doctor: stock \u2192 patched"]
-    width = max(len(name) for name in SCENARIOS)
-    for name, info in report.frameworks.items():
+    lines = ["streamfix doctor: stock \u2192 patched" + (", the other dialects (J-M)" * dialects)]
+    cells = report.dialect_cells if dialects else report.cells
+    width = max(len(name) for name in (DIALECT_SCENARIOS if dialects else SCENARIOS))
+    for name in _columns(report, dialects):
+        info = report.frameworks[name]
         lines.append(_heading(name, info.get("version"), info["status"], "patched"))
-        for cell in report.cells:
+        for cell in cells:
             if cell.framework == name:
                 mark = f"{_MARK[cell.stock]}\u2192{_MARK[cell.patched]}"
                 lines.append(f"  {cell.scenario:<{width}}  {cell.shape:<4}  {mark}")
     return lines
+
+
+def _summary(cells: list[Cell], what: str = "") -> str:
+    recovered = sum(c.stock == "lost" and c.patched == "ok" for c in cells)
+    failed = sum(c.patched == "lost" for c in cells)
+    return (
+        f"{len(cells)} cells{what}: {sum(c.stock == 'lost' for c in cells)} lost"
+        f" stock, {recovered} recovered by the patch, {failed} failing patched."
+    )
 
 
 def doctor(frameworks: list[str] | None = None, as_json: bool = False) -> int:
@@ -108,12 +147,7 @@ def doctor(frameworks: list[str] | None = None, as_json: bool = False) -> int:
         if cell.patched == "lost":
             line += f"; [bold red]patched {escape(cell.patched_detail)}[/]"
         console.print(line, markup=True, soft_wrap=True)
-    recovered = sum(c.stock == "lost" and c.patched == "ok" for c in report.cells)
-    failed = sum(c.patched == "lost" for c in report.cells)
-    console.print(
-        f"{len(report.cells)} cells: {sum(c.stock == 'lost' for c in report.cells)} lost"
-        f" stock, {recovered} recovered by the patch, {failed} failing patched."
-    )
+    console.print(_summary(report.cells))
     wrong = {name: why for name, why in report.repairs.items() if why is not None}
     for name, why in wrong.items():
         console.print(f"  [bold red]repair {escape(name)}[/]: {escape(why)}", soft_wrap=True)
@@ -121,6 +155,16 @@ def doctor(frameworks: list[str] | None = None, as_json: bool = False) -> int:
         f"The repaired wire (streamfix.repair): {len(report.repairs) - len(wrong)} of"
         f" {len(report.repairs)} scenarios canonical and assembling as the original."
     )
+    if report.dialect_cells:
+        console.print()
+        print_matrix(console, _doctor_table(report, True), _doctor_lines(report, True))
+        for cell in report.dialect_cells:
+            if cell.stock == "lost" or cell.patched == "lost":
+                line = f"  {cell.framework} {cell.scenario}: stock {escape(cell.stock_detail)}"
+                if cell.patched == "lost":
+                    line += f"; patched {escape(cell.patched_detail)}"
+                console.print(line, markup=True, soft_wrap=True)
+        console.print(_summary(report.dialect_cells, " of the other dialects"))
     return 0 if report.ok else 1
 
 

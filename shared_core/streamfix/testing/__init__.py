@@ -25,6 +25,8 @@ pytest plugin, and what the doctor's drivers share.
   :func:`served_response`, :func:`sse`, :func:`tool_names`, :func:`declared_tools`), and
   what the framework raised read as the doctor counts it (:func:`outcome_of`,
   :func:`raised`, :func:`settled`: the wire's documented end of an unrepairable shape);
+- the native columns' shared serving (the frameworks' own paths for the other dialects):
+  :func:`native_server`, :func:`native_outcome`, :func:`aclose`;
 - live checks (``streamfix doctor --live``): :class:`LiveCase` / :data:`LIVE_CASES`,
   :class:`LiveTarget`, :func:`detect_api`, :func:`live_check` (a :class:`LiveResult`:
   a framework's streamed answer, stock and patched, against the same request answered
@@ -48,7 +50,9 @@ from . import (
     _dialect_corpus,
     _doctor,
     _drivers,
+    _eventstream,
     _live,
+    _native,
     _rounds,
     _served,
     _server,
@@ -61,7 +65,9 @@ from ._corpus import *  # noqa: F403
 from ._dialect_corpus import *  # noqa: F403
 from ._doctor import *  # noqa: F403
 from ._drivers import *  # noqa: F403
+from ._eventstream import *  # noqa: F403
 from ._live import *  # noqa: F403
+from ._native import *  # noqa: F403
 from ._rounds import *  # noqa: F403
 from ._served import *  # noqa: F403
 from ._server import *  # noqa: F403
@@ -75,7 +81,9 @@ __all__ += _corpus.__all__
 __all__ += _dialect_corpus.__all__
 __all__ += _doctor.__all__
 __all__ += _drivers.__all__
+__all__ += _eventstream.__all__
 __all__ += _live.__all__
+__all__ += _native.__all__
 __all__ += _rounds.__all__
 __all__ += _served.__all__
 __all__ += _server.__all__

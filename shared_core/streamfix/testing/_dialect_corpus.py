@@ -760,6 +760,42 @@ def _bedrock() -> list[Scenario]:
             thinking_blocks=({"type": "thinking", "thinking": thinking, "signature": _SIGNATURE},),
         )
     )
+    events = bedrock_stream(bedrock_two, stop_reason="max_tokens")
+    pieces = [i for i, e in enumerate(events) if "toolUse" in str(e.get("contentBlockDelta"))]
+    cutoff = pieces[-2]  # inside the second call: its last piece and its stop never come
+    events = [*events[: cutoff + 1], *events[-2:]]
+    partial = "".join(
+        e["contentBlockDelta"]["delta"]["toolUse"]["input"]
+        for e in events[: cutoff + 1]
+        if e.get("contentBlockDelta", {}).get("contentBlockIndex") == 1
+    )
+    out.append(
+        _scenario(
+            "m1-bedrock-max-tokens",
+            "M1",
+            "stopReason max_tokens with the second toolUse block unfinished",
+            "bedrock",
+            chunks=events,
+            calls=bedrock_two[:1],
+            truncated=True,
+            finish_reason="length",
+            partial_calls=({**bedrock_two[1], "arguments": partial},),
+        )
+    )
+    events = bedrock_stream(bedrock_two[:1])[:-2]
+    error = {"message": "The model stream failed.", "originalStatusCode": 500}
+    events.append({"modelStreamErrorException": error})
+    out.append(
+        _scenario(
+            "m1-bedrock-exception",
+            "M1",
+            "a modelStreamErrorException mid-stream, after a complete call",
+            "bedrock",
+            chunks=events,
+            calls=bedrock_two[:1],
+            error="modelStreamErrorException: The model stream failed.",
+        )
+    )
     return out
 
 

@@ -13,8 +13,11 @@
   them, streamed only: ``POST /v1/responses`` (OpenAI Responses: ``event:`` and
   ``data:`` lines, no ``[DONE]``), ``POST /v1/messages`` (Anthropic: the same framing),
   ``POST /v1beta/models/{model}:streamGenerateContent?alt=sse`` (Gemini: ``data:``
-  lines; the scenario is the path's model). Bedrock's ConverseStream (AWS's binary event
-  stream) is not served.
+  lines; the scenario is the path's model), ``POST /model/{modelId}/converse-stream``
+  (Bedrock's ConverseStream: AWS's binary event stream, one message an event, an
+  exception item as an exception message; the scenario is the path's model id). Once the
+  request carries a tool's result, the answer is the scenario's ``follow_up`` text in
+  that dialect.
 
 The model may also name a scripted multi-round loop (:data:`~streamfix.testing.ROUNDS`,
 ``"rounds-ollama"``...): then the answer is the script's round ``N`` (one more than the
@@ -39,11 +42,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from ._asgi import BackgroundServer, Message, Receive, Send, lifespan, read_json, send_json
 from ._capture import CAPTURE_NAME, read_capture
 from ._corpus import SCENARIOS, Dialect, Scenario
-from ._dialect_corpus import DIALECT_SCENARIOS
+from ._dialect_corpus import (
+    DIALECT_SCENARIOS,
+    anthropic_stream,
+    bedrock_stream,
+    gemini_stream,
+    responses_stream,
+)
+from ._eventstream import EVENTSTREAM, bedrock_message
 from ._rounds import ROUNDS, RoundMismatch, Rounds
 from ._served import non_streamed, sse_events, turn
 
@@ -79,6 +90,9 @@ class ReplayApp:
         elif method == "POST" and path.endswith(":streamGenerateContent"):
             model = path.rsplit("/", 1)[-1].split(":", 1)[0]
             await self._dialect(receive, send, path, "gemini", model)
+        elif method == "POST" and path.startswith("/model/") and path.endswith("/converse-stream"):
+            model = unquote(path.removeprefix("/model/").removesuffix("/converse-stream"))
+            await self._dialect(receive, send, path, "bedrock", model)
         else:
             message = f"no route {method} {scope['path']}"
             await send_json(send, 404, {"error": {"message": message}})
@@ -121,16 +135,18 @@ class ReplayApp:
             message = f"unknown {dialect} scenario {name!r}; known: {known}"
             await send_json(send, 404, {"error": {"message": message}})
             return
-        if dialect != "gemini" and not body.get("stream"):
+        if dialect in ("responses", "anthropic") and not body.get("stream"):
             message = "the replay server streams this dialect only: send stream: true"
             await send_json(send, 400, {"error": {"message": message}})
             return
+        chunks = _dialect_turn(scenario, body)
+        if dialect == "bedrock":
+            await _stream(send, EVENTSTREAM, [bedrock_message(item) for item in chunks])
+            return
         if dialect == "gemini":
-            events = [f"data: {json.dumps(item)}\r\n\r\n" for item in scenario.chunks]
+            events = [f"data: {json.dumps(item)}\r\n\r\n" for item in chunks]
         else:
-            events = [
-                f"event: {item['type']}\ndata: {json.dumps(item)}\n\n" for item in scenario.chunks
-            ]
+            events = [f"event: {item['type']}\ndata: {json.dumps(item)}\n\n" for item in chunks]
         await _stream(send, "text/event-stream", events)
 
     def _scenario(self, model: str) -> Scenario | None:
@@ -160,6 +176,35 @@ class ReplayApp:
 def _streamed(body: Mapping[str, Any], dialect: Dialect) -> bool:
     default = dialect == "ollama"  # Ollama streams unless told not to; OpenAI the reverse
     return bool(body.get("stream", default))
+
+
+#: What carries a tool's result back in each other dialect's request (a ``type`` value,
+#: or a key): Responses' ``function_call_output`` item, Anthropic's ``tool_result`` block,
+#: Gemini's ``functionResponse`` part, Bedrock's ``toolResult`` block.
+_TOOL_RESULTS = frozenset({"function_call_output", "tool_result", "functionResponse", "toolResult"})
+
+
+def _carries_tool_result(value: Any) -> bool:
+    if isinstance(value, dict):
+        return value.get("type") in _TOOL_RESULTS or any(
+            key in _TOOL_RESULTS or _carries_tool_result(item) for key, item in value.items()
+        )
+    return isinstance(value, list) and any(_carries_tool_result(item) for item in value)
+
+
+def _dialect_turn(scenario: Scenario, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The scenario's items, or its follow-up text in its dialect once the request
+    carries a tool's result (so agent loops end)."""
+    if not _carries_tool_result(body):
+        return list(scenario.chunks)
+    text = scenario.follow_up
+    if scenario.dialect == "responses":
+        return responses_stream([], text)
+    if scenario.dialect == "anthropic":
+        return anthropic_stream([], text, stop_reason="end_turn")
+    if scenario.dialect == "gemini":
+        return gemini_stream([], text)
+    return bedrock_stream([], text, stop_reason="end_turn")
 
 
 async def _answer_round(
@@ -196,11 +241,12 @@ async def _answer(send: Send, scenario: Scenario, dialect: Dialect, streamed: bo
         await _stream(send, "text/event-stream", sse_events(chunks))
 
 
-async def _stream(send: Send, content_type: str, events: Iterable[str]) -> None:
+async def _stream(send: Send, content_type: str, events: Iterable[str | bytes]) -> None:
     headers = [(b"content-type", content_type.encode()), (b"cache-control", b"no-cache")]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     for event in events:  # one send per event: uvicorn writes (flushes) each on its own
-        await send({"type": "http.response.body", "body": event.encode(), "more_body": True})
+        body = event.encode() if isinstance(event, str) else event
+        await send({"type": "http.response.body", "body": body, "more_body": True})
     await send({"type": "http.response.body", "body": b""})
 
 
