@@ -24,13 +24,11 @@ import importlib
 from typing import Any
 
 from streamfix import testing
-from streamfix.testing import aclose, native_outcome, native_server, tool_names
-
-from ._served import API_KEY
+from streamfix.testing import DOCTOR_API_KEY, aclose, native_outcome, native_server, tool_names
 
 __all__ = ["OPENAI_AGENTS_RESPONSES_DRIVER", "STRANDS_BEDROCK_DRIVER", "strands_agent"]
 
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 
 
 # -- openai-agents -----------------------------------------------------------------------------
@@ -44,7 +42,7 @@ async def _agents_run(scenario: testing.Scenario) -> Any:
     openai: Any = importlib.import_module("openai")
     agents: Any = importlib.import_module("agents")
     client = openai.AsyncOpenAI(
-        base_url=f"{native_server().url}/v1", api_key=API_KEY, max_retries=0
+        base_url=f"{native_server().url}/v1", api_key=DOCTOR_API_KEY, max_retries=0
     )
     model = agents.OpenAIResponsesModel(model=scenario.name, openai_client=client)
     tools = [

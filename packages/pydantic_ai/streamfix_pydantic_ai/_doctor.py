@@ -35,7 +35,7 @@ __all__ = [
     "pydantic_ai_run",
 ]
 
-PROMPT = "What is the weather in Paris, and the time?"
+PROMPT = testing.DOCTOR_PROMPT
 API_KEY = "sk-streamfix-doctor"
 
 
