@@ -162,7 +162,7 @@ def _cut_off(final: LlmResponse, error: streamfix.TruncatedToolCallError) -> Llm
     return final.model_copy(
         update={
             "content": types.ModelContent(parts=parts) if parts else None,
-            "error_code": code,
+            "error_code": code.value,
             "error_message": text,
             "finish_reason": code,
             "custom_metadata": metadata,

@@ -46,4 +46,5 @@ SHIM = Shim(
     trigger="google.adk.models.google_llm",
     requires=("google.adk", "litellm"),
     on_uninstall=_restore_tracker,
+    more_drivers={"adk-gemini": "GEMINI_DRIVER"},
 )
