@@ -269,7 +269,9 @@ def test_runner_runs_each_call_with_its_signature_sent_back(server: ReplayServer
         finally:
             streamfix.uninstall("adk")
         assert ran == [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "Europe/Paris"})]
-        signed = [(p.function_call.name, p.thought_signature) for p in turn.parts if p.function_call]
+        signed = [
+            (p.function_call.name, p.thought_signature) for p in turn.parts if p.function_call
+        ]
         assert signed == [("get_weather", b"sig-1"), ("get_time", b"sig-2")]
 
 

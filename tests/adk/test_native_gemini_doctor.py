@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 from gemini_shapes import CUT, EXTRA
-from streamfix_adk._doctor import GEMINI_DRIVER
-from streamfix_adk._patch import SHIM
 
 import streamfix
 from streamfix.testing import Outcome, Scenario, dialect_scenarios
+from streamfix_adk._doctor import GEMINI_DRIVER
+from streamfix_adk._patch import SHIM
 
 SCENARIOS: dict[str, Scenario] = {**dialect_scenarios("gemini"), **EXTRA}
 

@@ -192,7 +192,7 @@ def drive_gemini(scenario: testing.Scenario) -> testing.Outcome:
 
 def _decoded(signature: str | None) -> bytes | None:
     """A part's ``thoughtSignature`` as google-genai decodes it (base64)."""
-    import base64  # noqa: PLC0415 (only the Gemini driver needs it)
+    import base64
 
     return base64.b64decode(signature) if signature else None
 

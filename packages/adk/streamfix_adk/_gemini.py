@@ -47,7 +47,7 @@ import streamfix
 __all__ = ["StreamFixStreamingResponseAggregator"]
 
 
-class StreamFixStreamingResponseAggregator(StreamingResponseAggregator):  # type: ignore[misc]
+class StreamFixStreamingResponseAggregator(StreamingResponseAggregator):
     """ADK's aggregator, its final response checked against the core's assembly."""
 
     def __init__(self) -> None:
@@ -129,7 +129,7 @@ def _put_calls(response: LlmResponse, calls: list[streamfix.ToolCall]) -> None:
     for n, call in enumerate(calls):
         part = types.Part.from_function_call(name=call.name, args=dict(call.parsed))
         assert part.function_call is not None
-        adk_id = given[n].id if n < len(given) and given[n] else None  # type: ignore[union-attr]
+        adk_id = given[n].id if n < len(given) and given[n] else None
         part.function_call.id = call.id or adk_id
         part.thought_signature = _signature(call)
         fixed.append(part)
@@ -152,7 +152,9 @@ def _cut_off(final: LlmResponse, error: streamfix.TruncatedToolCallError) -> Llm
         f"Tool call arguments could not be assembled into valid JSON ({error})."
         f" None of the {total} calls of this turn were run.{advice}"
     )
-    parts = [p for p in (final.content.parts if final.content else None) or () if not p.function_call]
+    parts = [
+        p for p in (final.content.parts if final.content else None) or () if not p.function_call
+    ]
     metadata = dict(final.custom_metadata or {})
     metadata["streamfix"] = {
         "error": str(error),
