@@ -47,6 +47,6 @@ def test_patched_is_right(name: str) -> None:
     assert _right(scenario, patched), patched
     if name in CUT:  # stock hands the cut call on as a complete one
         assert not _right(scenario, stock)
-        assert ("get_weather", {"city": "P"}) in stock.calls
+        assert any(n == "get_weather" and a.get("city") == "P" for n, a in stock.calls)
     elif _right(scenario, stock):  # stock loses nothing: the same outcome
         assert patched == stock
