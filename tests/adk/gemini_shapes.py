@@ -13,7 +13,7 @@ from typing import Any
 
 from streamfix.testing import DIALECT_SCENARIOS, Scenario, gemini_stream
 
-__all__ = ["CUT", "EXTRA", "MALFORMED", "SEARCH", "WEATHER", "served"]
+__all__ = ["CUT", "EXTRA", "MALFORMED", "SEARCH", "UNENDED", "WEATHER", "served"]
 
 SEARCH = {"id": "fc_1", "name": "search", "arguments": {"query": "streamed arguments", "limit": 3}}
 WEATHER = {"id": "fc_2", "name": "get_weather", "arguments": {"city": "Paris"}}
@@ -75,8 +75,36 @@ MALFORMED = _scenario(
     error="MALFORMED_FUNCTION_CALL: Malformed function call: get_weather(city=)",
 )
 
+ROME = {"id": "fc_3", "name": "get_weather", "arguments": {"city": "Rome"}}
+
+
+def _unended(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Calls streamed by path with no empty ``functionCall`` ending any of them."""
+    chunks = gemini_stream(calls, streamed=True)
+    return [c for c in chunks if c["candidates"][0]["content"]["parts"] != [{"functionCall": {}}]]
+
+
+UNENDED = {
+    "l3-gemini-unended-two-names": Scenario(
+        "l3-gemini-unended-two-names",
+        "L3",
+        "two calls streamed by path, no terminator between them, different names",
+        "gemini",
+        tuple(_unended([SEARCH, WEATHER])),
+        calls=(SEARCH, WEATHER),
+    ),
+    "l3-gemini-unended-same-name": Scenario(
+        "l3-gemini-unended-same-name",
+        "L3",
+        "two calls of one tool streamed by path under their own ids, no terminator between",
+        "gemini",
+        tuple(_unended([WEATHER, ROME])),
+        calls=(WEATHER, ROME),
+    ),
+}
+
 #: The shapes above by name.
-EXTRA: dict[str, Scenario] = {**CUT, MALFORMED.name: MALFORMED}
+EXTRA: dict[str, Scenario] = {**CUT, MALFORMED.name: MALFORMED, **UNENDED}
 
 
 @contextmanager
