@@ -704,12 +704,22 @@ class _Partial:
     """L3: a call whose arguments stream by JSON path: the value so far, and the path of
     a string still growing (``willContinue``)."""
 
-    __slots__ = ("key", "open", "value")
+    __slots__ = ("call_id", "key", "name", "open", "value")
 
-    def __init__(self, key: object) -> None:
+    def __init__(self, key: object, call_id: object = None, name: object = None) -> None:
         self.key = key
+        self.call_id = call_id
+        self.name = name
         self.value: dict[str, Any] = {}
         self.open: tuple[object, ...] | None = None
+
+    def ended_by(self, call: dict[str, Any]) -> bool:
+        """L3 without a terminator between two calls: a part naming another call (another
+        name, or another id) while this one is open begins that call (adk-python#4311)."""
+        name, call_id = call.get("name"), call.get("id")
+        if not name:
+            return False
+        return name != self.name or (call_id is not None and call_id != self.call_id)
 
 
 class _Gemini(Reader):
@@ -796,6 +806,10 @@ class _Gemini(Reader):
 
     def _call(self, number: int, call: dict[str, Any], signature: object, out: _Out) -> None:
         partial = self.partial.get(number)
+        if partial is not None and partial.ended_by(call):
+            del self.partial[number]
+            self._flush(out, partial, cut=partial.open is not None)
+            partial = None
         streamed = "partialArgs" in call or call.get("willContinue") or partial is not None
         if not streamed:  # L1: whole
             key = (number, self.count)
@@ -803,7 +817,8 @@ class _Gemini(Reader):
             self._close(out, key, call.get("args") if call.get("args") else "{}")
             return
         if partial is None:  # L3: the call's first part
-            partial = self.partial[number] = _Partial((number, self.count))
+            key = (number, self.count)
+            partial = self.partial[number] = _Partial(key, call.get("id"), call.get("name"))
             self._open(out, partial.key, call.get("id"), call.get("name"), None, signature)
         elif signature:
             out.call(self.calls[partial.key].number, signature=signature)

@@ -145,6 +145,34 @@ def test_l3_a_stream_cut_inside_streamed_arguments_is_truncated() -> None:
     assert error.partial_arguments[0].startswith('{"query": "')
 
 
+def _without_terminators(chunks: Any) -> list[Any]:
+    return [c for c in chunks if c["candidates"][0]["content"]["parts"] != [{"functionCall": {}}]]
+
+
+@pytest.mark.parametrize("second", ["get_weather", "search"])
+def test_l3_a_call_named_while_another_streams_begins_a_call(second: str) -> None:
+    """Calls streamed by path with no empty ``functionCall`` between them: a part naming
+    another call (another name, or the same name under another id) ends the open call and
+    begins its own (adk-python#4311: ADK glues same-name calls, ``ParisRome``)."""
+    first = {"id": "fc_1", "name": "search", "arguments": {"query": "streamed", "limit": 3}}
+    other = {"id": "fc_2", "name": second, "arguments": {"query": "Rome", "limit": 1}}
+    message, error = _outcome(_without_terminators(gemini_stream([first, other], streamed=True)))
+    assert error is None
+    calls = [(c.id, c.name, c.parsed) for c in message.tool_calls]
+    assert calls == [(c["id"], c["name"], c["arguments"]) for c in (first, other)]
+
+
+def test_l3_a_continuation_naming_its_own_call_continues_it() -> None:
+    """A later part repeating the open call's name (and id, or none) continues it."""
+    call = {"id": "fc_1", "name": "search", "arguments": {"query": "streamed arguments"}}
+    chunks = _without_terminators(gemini_stream([call], streamed=True))
+    for chunk in chunks[1:-1]:
+        chunk["candidates"][0]["content"]["parts"][0]["functionCall"]["name"] = "search"
+    message, error = _outcome(chunks)
+    assert error is None
+    assert [(c.id, c.parsed) for c in message.tool_calls] == [("fc_1", call["arguments"])]
+
+
 @pytest.mark.parametrize("sdk", [False, True], ids=["dicts", "sdk-objects"])
 def test_k5_server_tool_blocks_are_kept_whole_never_client_calls(sdk: bool) -> None:
     """K5: a server tool block (its input streamed) and its result are the provider's:

@@ -1,17 +1,21 @@
-"""``streamfix doctor``'s driver for google-adk: a corpus scenario through
+"""``streamfix doctor``'s drivers for google-adk: a corpus scenario through
 ``LiteLlm.generate_content_async(stream=True)``, the model client replaced by one replaying
-the scenario's chunks. google-adk and litellm are imported when a scenario is driven.
+the scenario's chunks (``DRIVER``); a Gemini scenario of the J-M corpus through ADK's native
+``Gemini.generate_content_async(stream=True)``, its google-genai client replaced by one
+replaying the scenario's chunks as google-genai ``GenerateContentResponse`` objects
+(``GEMINI_DRIVER``). google-adk (and litellm) are imported when a scenario is driven.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 from typing import Any
 
 from streamfix import testing
 
-__all__ = ["DRIVER", "drive", "live"]
+__all__ = ["DRIVER", "GEMINI_DRIVER", "drive", "drive_gemini", "live"]
 
 
 def _litellm_body(body: dict[str, Any]) -> dict[str, Any]:
@@ -145,3 +149,61 @@ DRIVER = testing.Driver(
     live_apis=("openai", "ollama"),
 )
 """What ``streamfix doctor`` runs for google-adk (the ``DOCTOR`` of the ``adk`` patch)."""
+
+
+def drive_gemini(scenario: testing.Scenario) -> testing.Outcome:
+    """ADK's ``Gemini.generate_content_async(stream=True)`` with a google-genai client that
+    streams the scenario's chunks as ``GenerateContentResponse`` objects (read from their
+    JSON, as google-genai reads the wire)."""
+    google_llm: Any = importlib.import_module("google.adk.models.google_llm")
+    llm_request: Any = importlib.import_module("google.adk.models.llm_request")
+    genai_types: Any = importlib.import_module("google.genai.types")
+    responses = [
+        genai_types.GenerateContentResponse.model_validate_json(json.dumps(chunk))
+        for chunk in testing.fresh_chunks(scenario)
+    ]
+
+    class _Models:
+        async def generate_content_stream(self, **kwargs: Any) -> Any:
+            async def stream() -> Any:
+                for response in responses:
+                    yield response
+
+            return stream()
+
+    class _Client:
+        vertexai = False
+        aio = type("_Aio", (), {"models": _Models()})()
+
+    class _Gemini(google_llm.Gemini):  # type: ignore[misc]
+        @property
+        def api_client(self) -> Any:
+            return _Client()
+
+    llm = _Gemini(model="streamfix")
+    request = llm_request.LlmRequest(
+        model="streamfix",
+        contents=[genai_types.Content(role="user", parts=[genai_types.Part.from_text(text="go")])],
+        config=genai_types.GenerateContentConfig(),
+    )
+    wanted = [_decoded(sig) for sig in scenario.signatures]
+    return _responses(llm, request, True, wanted)
+
+
+def _decoded(signature: str | None) -> bytes | None:
+    """A part's ``thoughtSignature`` as google-genai decodes it (base64)."""
+    import base64
+
+    return base64.b64decode(signature) if signature else None
+
+
+GEMINI_DRIVER = testing.Driver(
+    "adk",
+    "google-adk",
+    "gemini",
+    "google.adk",
+    drive_gemini,
+    "Gemini.generate_content_async(stream=True)",
+)
+"""What ``streamfix doctor`` runs for google-adk's native Gemini path (column
+``adk-gemini``): the Gemini scenarios of the J-M corpus."""
