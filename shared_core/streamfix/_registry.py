@@ -47,7 +47,7 @@ logger: Any = _Log()
 
 _active: dict[str, Patch] = {}
 # Patches waiting for their framework's import: name -> (patch, trigger, the hook).
-_waiting: dict[str, tuple[Patch, str, Callable[[ModuleType], object]]] = {}
+_waiting: dict[str, tuple[Patch, tuple[str, ...], Callable[[ModuleType], object]]] = {}
 
 
 @runtime_checkable
@@ -133,13 +133,15 @@ def install(*names: str) -> list[str]:
         if patch is None:
             continue
         trigger = getattr(patch, "TRIGGER", None)
-        if not trigger or trigger in sys.modules:
+        triggers = (trigger,) if isinstance(trigger, str) else tuple(trigger or ())
+        if not triggers or any(module in sys.modules for module in triggers):
             if _activate(ep.name, patch):
                 done.append(ep.name)
         elif _checked(ep.name, patch):
             hook = functools.partial(_activate_hook, ep.name, patch)
-            _waiting[ep.name] = (patch, trigger, hook)
-            _finder().when_imported(trigger, hook)
+            _waiting[ep.name] = (patch, triggers, hook)
+            for module in triggers:  # the first of them imported applies the patch
+                _finder().when_imported(module, hook)
             done.append(ep.name)
     return done
 
@@ -167,6 +169,9 @@ def _activate_hook(name: str, patch: Patch, _module: ModuleType) -> None:
     waiting = _waiting.get(name)
     if waiting is not None and waiting[0] is patch:
         del _waiting[name]
+        _, triggers, hook = waiting
+        for module in triggers:  # the other triggers no longer wait
+            _finder().forget(module, hook)
         _activate(name, patch)
 
 
@@ -258,8 +263,9 @@ def uninstall(*names: str) -> list[str]:
     for name in names or (*_active, *_waiting):
         waiting = _waiting.pop(name, None)
         if waiting is not None:
-            _, trigger, hook = waiting
-            _finder().forget(trigger, hook)
+            _, triggers, hook = waiting
+            for module in triggers:
+                _finder().forget(module, hook)
             undone.append(name)
             continue
         patch = _active.pop(name, None)

@@ -174,7 +174,8 @@ class Shim:
     package's without ``streamfix_`` (``"adk"``), and its doctor driver is the package's
     ``_doctor.DRIVER``. ``distribution`` is the framework's distribution, whose version
     must be in ``supported``. ``trigger``, the module whose import applies the patch
-    (``streamfix.install_on_import``), is the first site's module unless given.
+    (``streamfix.install_on_import``; or several: the first imported applies it), is the
+    first site's module unless given.
     ``requires``: modules that must be importable for :meth:`available` (the framework,
     and what the fix uses with it). ``on_uninstall`` runs after every site is restored
     (state a fixed stream may have left in the framework). ``more_drivers``: further
@@ -192,7 +193,7 @@ class Shim:
         supported: str,
         sites: Sequence[Site],
         *,
-        trigger: str | None = None,
+        trigger: str | Sequence[str] | None = None,
         requires: Sequence[str] = (),
         on_uninstall: Callable[[], None] | None = None,
         more_drivers: Mapping[str, str] | None = None,
@@ -204,7 +205,9 @@ class Shim:
         self.distribution = distribution
         self.supported = supported
         self.sites = tuple(sites)
-        self.trigger = trigger or self.sites[0].module
+        triggers = (trigger,) if isinstance(trigger, str) else tuple(trigger or ())
+        self.triggers = triggers or (self.sites[0].module,)
+        self.trigger = self.triggers[0]
         self.requires = tuple(requires) or (self.trigger.partition(".")[0],)
         self.on_uninstall = on_uninstall
         self.more_drivers = dict(more_drivers or {})
@@ -214,9 +217,11 @@ class Shim:
     # The names the registry and the doctor read on a ``streamfix.patches`` entry point.
 
     @property
-    def TRIGGER(self) -> str:
-        """The module whose import triggers the patch (``streamfix.install_on_import``)."""
-        return self.trigger
+    def TRIGGER(self) -> str | tuple[str, ...]:
+        """The module whose import triggers the patch (``streamfix.install_on_import``),
+        or the modules, the first of them imported triggering it (a framework with two
+        streaming paths in two modules, either of which a program may use alone)."""
+        return self.trigger if len(self.triggers) == 1 else self.triggers
 
     @property
     def DOCTOR(self) -> str:

@@ -108,3 +108,44 @@ def test_uninstall_puts_adks_tracker_back() -> None:
     assert streaming_utils._JsonPathTracker is not _tracker.ADK_TRACKER  # the dispatcher
     streamfix_adk.uninstall()
     assert streaming_utils._JsonPathTracker is _tracker.ADK_TRACKER
+
+
+@pytest.mark.parametrize(
+    "imported",
+    [
+        ["google.adk.models.lite_llm"],
+        ["google.adk.models.google_llm"],
+        ["google.adk.models.lite_llm", "google.adk.models.google_llm"],
+        ["google.adk.models.google_llm", "google.adk.models.lite_llm"],
+        ["google.adk.agents"],
+    ],
+)
+def test_install_before_the_import_patches_both_paths(imported: list[str]) -> None:
+    """``streamfix.install("adk")`` before ADK is imported waits for either of its two
+    streaming modules: a program that imports only ``LiteLlm``, only ``Gemini``, or both
+    in any order gets both paths patched (a fresh interpreter each)."""
+    import os
+    import subprocess
+    import sys
+
+    program = "\n".join(
+        [
+            "import importlib, streamfix",
+            "assert streamfix.install('adk') == ['adk']",
+            *(f"importlib.import_module({name!r})" for name in imported),
+            "from google.adk.models import google_llm, lite_llm",
+            "print(lite_llm.LiteLlm.generate_content_async.__module__)",
+            "print(google_llm.StreamingResponseAggregator.__module__)",
+        ]
+    )
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["streamfix_adk._model", "streamfix_adk._gemini"]

@@ -43,7 +43,7 @@ SHIM = Shim(
             "streamfix_adk._gemini:StreamFixStreamingResponseAggregator",
         ),
     ],
-    trigger="google.adk.models.google_llm",
+    trigger=("google.adk.models.lite_llm", "google.adk.models.google_llm"),
     requires=("google.adk", "litellm"),
     on_uninstall=_restore_tracker,
     more_drivers={"adk-gemini": "GEMINI_DRIVER"},
