@@ -223,7 +223,8 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "def loaded(): return sorted(m for m in sys.modules if m.endswith('._doctor')"
         " and m.startswith('streamfix_') or m.split('.')[0] in ('google', 'smolagents', 'sgpt'))\n"
         "names = ['adk', 'smolagents', 'smolagents-litellm', 'sgpt', 'litellm',"
-        " 'litellm-openai', 'agno-litellm', 'openai-agents-litellm', 'strands-litellm',"
+        " 'litellm-openai', 'litellm-anthropic', 'litellm-gemini', 'litellm-responses',"
+        " 'litellm-bedrock', 'agno-litellm', 'openai-agents-litellm', 'strands-litellm',"
         " 'openai', 'langchain', 'pydantic-ai', 'openai-agents', 'strands', 'agno', 'autogen',"
         " 'crewai', 'dspy', 'haystack', 'llama_index']\n"
         "assert list(DRIVERS) == names, list(DRIVERS)\n"
@@ -235,7 +236,9 @@ def test_drivers_come_from_the_patch_entry_points_each_imported_when_run() -> No
         "two = {'litellm-openai': 'litellm', 'smolagents-litellm': 'smolagents',"
         " 'langchain': 'openai', 'pydantic-ai': 'openai', 'openai-agents': 'openai',"
         " 'agno-litellm': 'litellm', 'openai-agents-litellm': 'litellm',"
-        " 'strands': 'openai', 'strands-litellm': 'litellm'}\n"
+        " 'strands': 'openai', 'strands-litellm': 'litellm', 'litellm-anthropic': 'litellm',"
+        " 'litellm-gemini': 'litellm', 'litellm-responses': 'litellm',"
+        " 'litellm-bedrock': 'litellm'}\n"
         "assert patches == {**{n: n for n in names}, **two}, patches\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
