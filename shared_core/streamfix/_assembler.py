@@ -17,6 +17,7 @@ from ._dialects import detect, reader_for
 from ._errors import (
     ArgumentsTooLargeError,
     AssemblerClosedError,
+    ProviderMalformedCallError,
     ProviderStreamError,
     StreamFixError,
 )
@@ -174,7 +175,7 @@ class ToolCallAssembler:
             if events is not None:
                 events.append(UsageReported(normalized.usage))
         if normalized.error is not None:
-            self._provider_error(normalized, normalized.error.text, normalized.error.status_code)
+            self._provider_error(normalized, *normalized.error)
         for delta in normalized.choices:
             self._consume_choice(normalized, delta, events)
 
@@ -432,7 +433,9 @@ class ToolCallAssembler:
     def _skip(self, problem: str) -> None:
         self._problems.append(Diagnostic("skipped-chunk", problem))
 
-    def _provider_error(self, chunk: Chunk, text: str, status: int | None) -> None:
+    def _provider_error(
+        self, chunk: Chunk, text: str, status: int | None, malformed: bool = False
+    ) -> None:
         number = chunk.choices[0].choice if chunk.choices else 0
         state = self._choices.get(number)
         message, partial, names = AssembledMessage(usage=self._usage), {}, {}
@@ -440,8 +443,9 @@ class ToolCallAssembler:
             message, outcomes = self._build(state)
             cut = {p: o for p, o in outcomes.items() if isinstance(o, Truncated | Malformed)}
             partial, names = unsettled(state, cut), names_of(state, cut)
+        kind = ProviderMalformedCallError if malformed else ProviderStreamError
         self._fail(
-            ProviderStreamError(
+            kind(
                 f"the provider reported an error mid-stream: {text}",
                 provider_message=text,
                 status_code=status,

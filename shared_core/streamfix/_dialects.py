@@ -33,7 +33,7 @@ import json
 from itertools import pairwise
 from typing import Any
 
-from ._normalize import ChoiceDelta, Chunk, Fragment, ProviderError
+from ._normalize import MALFORMED_CALL, ChoiceDelta, Chunk, Fragment, ProviderError
 
 __all__ = ["DIALECTS", "Reader", "detect", "reader_for"]
 
@@ -248,6 +248,9 @@ class Reader:
         self.count = 0  # calls opened
         self.thinking: dict[object, int] = {}  # a thinking block's key -> its place
         self.started = False
+        #: The response's id, model and creation time, as far as the stream named them.
+        self.response: dict[str, Any] = {"id": None, "model": None, "created": None}
+        self.details = 0  # reasoning items written in the chat form (F5 entries' index)
 
     def read(self, item: object) -> Chunk:
         out = _Out()
@@ -257,10 +260,57 @@ class Reader:
             return out.chunk()
         if not self.started:
             self.started = out.role = True  # a message's first item names its role
+        self._name(body)
         return self._read(body, out)
 
     def end(self) -> Chunk | None:
         return None
+
+    def chat(self, chunk: Chunk) -> dict[str, Any] | None:
+        """What ``chunk`` (one item read) says, as an OpenAI chat-completion chunk dict
+        (``None``: it says nothing). The repaired stream of a J-M stream is written from
+        these (wire-shapes R): each call's entries under its number among the calls, its
+        signature where Gemini's OpenAI endpoint puts it; thinking text as
+        ``reasoning_content`` beside the ``thinking_blocks`` pieces (as litellm gives
+        them); usage in OpenAI's words; a provider's error as the chunk's ``error``."""
+        if not chunk.choices and chunk.usage is None and chunk.error is None:
+            return None
+        response = self.response
+        body: dict[str, Any] = {
+            "id": response["id"] or "chatcmpl-streamfix",
+            "object": "chat.completion.chunk",
+            "created": response["created"] or 0,
+            "model": response["model"] or "",
+            "choices": [self._chat_choice(delta) for delta in chunk.choices],
+        }
+        if chunk.usage is not None:
+            body["usage"] = _chat_usage(chunk.usage)
+        if chunk.error is not None:
+            text, status, malformed = chunk.error
+            body["error"] = {"message": text, "code": status}
+            if malformed:
+                body["error"]["type"] = MALFORMED_CALL
+        return body
+
+    def _chat_choice(self, delta: ChoiceDelta) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if delta.role:
+            out["role"] = "assistant"
+        if delta.content is not None:
+            out["content"] = delta.content
+        if delta.reasoning is not None:
+            out["reasoning_content"] = delta.reasoning
+        if delta.fragments:
+            out["tool_calls"] = [_chat_entry(fragment) for fragment in delta.fragments]
+        if delta.reasoning_details is not None:
+            out["reasoning_details"] = _chat_details(delta.reasoning_details, self.details)
+            self.details += 1
+        if delta.thinking_blocks is not None:
+            out["thinking_blocks"] = delta.thinking_blocks
+        return {"index": delta.choice, "delta": out, "finish_reason": delta.finish_reason}
+
+    def _name(self, body: dict[str, Any]) -> None:
+        """Keep what ``body`` says of the response's id, model and creation time."""
 
     def _read(self, body: dict[str, Any], out: _Out) -> Chunk:
         raise NotImplementedError
@@ -343,6 +393,68 @@ def _given(value: object) -> str | None:
     return None
 
 
+_RESPONSES_FORMAT = "openai-responses-v1"
+
+
+def _chat_details(details: list[dict[str, Any]], place: int) -> list[dict[str, Any]]:
+    """F5 in the chat form: a Responses reasoning item (J5) as the entries OpenRouter
+    gives for one (recorded: its summary text, then its encrypted content, at one
+    ``index``, each with the item's ``id`` and ``format``)."""
+    out: list[dict[str, Any]] = []
+    for item in details:
+        if item.get("type") != "reasoning":
+            out.append(item)
+            continue
+        named = {"id": item.get("id"), "format": _RESPONSES_FORMAT, "index": place}
+        for part in item.get("summary") or ():
+            if isinstance(part, dict) and type(part.get("text")) is str:
+                out.append({"type": "reasoning.summary", "summary": part["text"], **named})
+        if type(item.get("encrypted_content")) is str:
+            data = item["encrypted_content"]
+            out.append({"type": "reasoning.encrypted", "data": data, **named})
+    return out
+
+
+def _chat_entry(fragment: Fragment) -> dict[str, Any]:
+    entry: dict[str, Any] = {"index": fragment.call_index}
+    if fragment.id is not None:
+        entry["id"] = fragment.id
+    function: dict[str, Any] = {}
+    if fragment.name is not None:
+        entry["type"] = "function"
+        function["name"] = fragment.name
+    if fragment.arguments is not None:
+        function["arguments"] = fragment.arguments
+    if function:
+        entry["function"] = function
+    if fragment.signature is not None:
+        entry["extra_content"] = {"google": {"thought_signature": fragment.signature}}
+    return entry
+
+
+#: Each dialect's token counts by OpenAI's names (the first one present is taken).
+_USAGE_NAMES = {
+    "prompt_tokens": ("input_tokens", "inputTokens", "promptTokenCount"),
+    "completion_tokens": ("output_tokens", "outputTokens", "candidatesTokenCount"),
+    "total_tokens": ("total_tokens", "totalTokens", "totalTokenCount"),
+}
+
+
+def _chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
+    """A dialect's usage as OpenAI's (Gemini counts thoughts apart: they are output)."""
+    out: dict[str, Any] = {}
+    for name, theirs in _USAGE_NAMES.items():
+        count = next((usage[key] for key in theirs if type(usage.get(key)) is int), None)
+        if count is not None:
+            out[name] = count
+    thoughts = usage.get("thoughtsTokenCount")
+    if type(thoughts) is int:
+        out["completion_tokens"] = out.get("completion_tokens", 0) + thoughts
+    if "total_tokens" not in out and {"prompt_tokens", "completion_tokens"} <= out.keys():
+        out["total_tokens"] = out["prompt_tokens"] + out["completion_tokens"]
+    return out
+
+
 def _text_error(value: object, default: str) -> str:
     if isinstance(value, dict):
         message = value.get("message")
@@ -385,6 +497,13 @@ class _Responses(Reader):
             out.error = ProviderError(_text_error(body, "error event"), _status(body.get("code")))
         return out.chunk()
 
+    def _name(self, body: dict[str, Any]) -> None:
+        response = body.get("response")
+        if isinstance(response, dict):
+            _remember(self.response, response.get("id"), response.get("model"))
+            if type(response.get("created_at")) in (int, float):
+                self.response["created"] = int(response["created_at"])
+
     def _key(self, body: dict[str, Any]) -> object:
         item = body.get("item_id")
         return item if item is not None else self.keys.get(body.get("output_index"))
@@ -413,6 +532,13 @@ class _Responses(Reader):
             out.finish = "content_filter" if reason == "content_filter" else "length"
         else:
             out.error = ProviderError(_text_error(response.get("error"), "response failed"), None)
+
+
+def _remember(response: dict[str, Any], response_id: object, model: object) -> None:
+    if type(response_id) is str and response_id:
+        response["id"] = response_id
+    if type(model) is str and model:
+        response["model"] = model
 
 
 def _object(value: object) -> dict[str, Any]:
@@ -464,6 +590,11 @@ class _Anthropic(Reader):
                 _text_error(error, "error event"), 529 if overloaded else None
             )
         return out.chunk()
+
+    def _name(self, body: dict[str, Any]) -> None:
+        if body.get("type") == "message_start":
+            message = _object(body.get("message"))
+            _remember(self.response, message.get("id"), message.get("model"))
 
     def _block(self, index: object, block: dict[str, Any], out: _Out) -> None:
         kind = block.get("type")
@@ -552,6 +683,9 @@ class _Gemini(Reader):
             chunk.problems.extend(more.problems)
         return chunk
 
+    def _name(self, body: dict[str, Any]) -> None:
+        _remember(self.response, body.get("responseId"), body.get("modelVersion"))
+
     def end(self) -> Chunk | None:
         """A call streamed by path whose last part never came, cut (E4)."""
         if not self.partial:
@@ -585,7 +719,7 @@ class _Gemini(Reader):
                 self._close(out, key)
             if reason == "MALFORMED_FUNCTION_CALL":
                 text = candidate.get("finishMessage") or "the model made a malformed call"
-                out.error = ProviderError(f"MALFORMED_FUNCTION_CALL: {text}", None)
+                out.error = ProviderError(f"MALFORMED_FUNCTION_CALL: {text}", None, True)
             finish = _GEMINI_STOPS.get(reason, reason.lower())
             called = any(isinstance(k, tuple) and k[0] == number for k in self.calls)
             out.finish = "tool_calls" if finish == "stop" and called else finish

@@ -46,9 +46,10 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from typing import Any
 
 from ._assembler import ToolCallAssembler, _event_id
+from ._dialects import Reader, detect, reader_for
 from ._errors import AssemblerClosedError, MalformedToolCallError, StreamFixError
 from ._fastpath import consume, field, fields
-from ._normalize import ChoiceDelta, Fragment
+from ._normalize import ChoiceDelta, Chunk, Fragment
 from ._repair import failure
 from ._routing import bare_continuation
 from ._state import CallState, ChoiceState
@@ -139,6 +140,11 @@ class StreamRepairer:
     choice's assembled message (what ``ToolCallAssembler.finish`` gives; the message of a
     choice that ended in an error is on the error), so that a wire's own end-of-stream
     builder need not assemble the stream again.
+
+    A stream in another dialect (wire-shapes J-M; :attr:`dialect` from its first item, or
+    named) is read by its :class:`~._dialects.Reader` and written in the chat form: each
+    item as the chat chunk dict saying the same, repaired as any chat chunk; each chunk
+    out made by ``rebuild(body, item)`` if ``rebuild`` was given, else left a dict.
     """
 
     def __init__(
@@ -147,10 +153,17 @@ class StreamRepairer:
         *,
         max_argument_bytes: int | None = None,
         rebuild: Rebuild | None = None,
+        dialect: str | None = None,
     ) -> None:
         self._assembler = ToolCallAssembler(tools, max_argument_bytes=max_argument_bytes)
         self._assembler._quiet = True
         self._rebuild = rebuild or _model_validate
+        self._given = rebuild
+        if dialect is not None:
+            reader_for(dialect)  # ValueError now if unknown
+        self.dialect = dialect
+        self._reader: Reader | None = None
+        self._item: Any = None  # the latest item of a J-M stream
         self._other = self._assembler._consume
         self._more = None if max_argument_bytes is None else self._assembler._add_arguments
         self._choices: dict[int, _Choice] = {}
@@ -166,9 +179,33 @@ class StreamRepairer:
     # --- public API ----------------------------------------------------------------------
 
     def feed(self, chunk: Any) -> list[Any]:
-        """Take one chunk; the chunks to pass on now."""
+        """Take one chunk (or one event of a J-M stream); the chunks to pass on now."""
         if self._closed:
             raise AssemblerClosedError("the repairer is closed")
+        if self.dialect is None:  # the stream's first item names its dialect
+            self.dialect = detect(chunk) or "chat"
+            self._reader = reader_for(self.dialect)
+        elif self._reader is None and self.dialect != "chat":
+            self._reader = reader_for(self.dialect)
+        if self._reader is not None:
+            return self._translated(chunk, self._reader.read(chunk))
+        return self._chat(chunk)
+
+    def _translated(self, item: Any, read: Chunk) -> list[Any]:
+        """A J-M item, as the chat chunk it says (:meth:`Reader.chat`), repaired; each
+        chunk out made of the item's type by ``rebuild`` if one was given, else a dict."""
+        assert self._reader is not None
+        self._item = item
+        body = self._reader.chat(read)
+        if body is None:
+            return []
+        out = self._chat(body)
+        if self._given is None:
+            return out
+        return [self._given(chunk, item) for chunk in out]
+
+    def _chat(self, chunk: Any) -> list[Any]:
+        """Take one chat chunk (or Ollama line)."""
         assembler = self._assembler
         try:  # the assembler's own loop over one chunk (ToolCallAssembler.feed, inlined)
             wire = consume(
@@ -186,13 +223,6 @@ class StreamRepairer:
             fragment = Fragment(wire, None, None, "", None, None)
             delta = ChoiceDelta(number, None, None, [fragment], None, None, None, False)
             return self._rewrite(chunk, [delta], None)
-        if assembler.dialect != "chat":
-            self._closed = True
-            raise TypeError(
-                f"the repaired stream is written from chat-completion chunks (and Ollama "
-                f"lines); this stream is {assembler.dialect} (wire-shapes J-M): read it "
-                f"with streamfix.assemble or ToolCallAssembler"
-            )
         normalized = assembler.normalized
         if normalized is None or (
             not normalized.choices and normalized.usage is None and normalized.problems
@@ -205,14 +235,22 @@ class StreamRepairer:
         """End the stream; the chunks left to pass on (:attr:`error` set if it failed)."""
         if self._closed:
             raise AssemblerClosedError("the repairer is closed")
+        out: list[Any] = []
+        reader = self._reader
+        if reader is not None and self.error is None:  # what the dialect left unsaid
+            said = reader.end()
+            if said is not None:
+                out.extend(self._translated(self._item, said))
         self._closed = True
         assembler = self._assembler
         assembler._check_open()
         assembler._closed = "finished"
-        out: list[Any] = []
+        settled: list[Any] = []
         for number in sorted(assembler._choices):
-            out.extend(self._settle(number))
-        return out
+            settled.extend(self._settle(number))
+        if reader is not None and self._given is not None:
+            settled = [self._given(chunk, self._item) for chunk in settled]
+        return out + settled
 
     # --- the common chunk: it only continues one call -------------------------------------
 
@@ -858,14 +896,20 @@ def repair(
     *,
     max_argument_bytes: int | None = None,
     rebuild: Rebuild | None = None,
+    dialect: str | None = None,
 ) -> Iterator[Any]:
     """The stream ``chunks`` repaired (wire-shapes R), chunk by chunk, as it arrives.
 
+    A stream in another dialect (wire-shapes J-M: Responses, Anthropic, Gemini native,
+    Bedrock events; detected from its first item, or named by ``dialect``) comes out as
+    OpenAI chat-completion chunk dicts (through ``rebuild(body, item)`` if given).
     Raises what :func:`streamfix.assemble` raises for the same stream, after passing on
     everything complete before it."""
     if isinstance(chunks, (str, bytes, bytearray)) or not isinstance(chunks, Iterable):
         raise TypeError(f"expected an iterable of chunks, got {type(chunks).__name__}")
-    repairer = StreamRepairer(tools, max_argument_bytes=max_argument_bytes, rebuild=rebuild)
+    repairer = StreamRepairer(
+        tools, max_argument_bytes=max_argument_bytes, rebuild=rebuild, dialect=dialect
+    )
     for chunk in chunks:
         yield from repairer.feed(chunk)
         if repairer.error is not None:
@@ -881,11 +925,14 @@ async def arepair(
     *,
     max_argument_bytes: int | None = None,
     rebuild: Rebuild | None = None,
+    dialect: str | None = None,
 ) -> AsyncIterator[Any]:
     """:func:`repair` for an async stream."""
     if not isinstance(chunks, AsyncIterable):
         raise TypeError(f"expected an async iterable of chunks, got {type(chunks).__name__}")
-    repairer = StreamRepairer(tools, max_argument_bytes=max_argument_bytes, rebuild=rebuild)
+    repairer = StreamRepairer(
+        tools, max_argument_bytes=max_argument_bytes, rebuild=rebuild, dialect=dialect
+    )
     async for chunk in chunks:
         for out in repairer.feed(chunk):
             yield out

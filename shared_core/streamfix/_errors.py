@@ -15,6 +15,7 @@ __all__ = [
     "ArgumentsTooLargeError",
     "AssemblerClosedError",
     "MalformedToolCallError",
+    "ProviderMalformedCallError",
     "ProviderStreamError",
     "StreamFixError",
     "TruncatedToolCallError",
@@ -79,6 +80,12 @@ class ProviderStreamError(StreamFixError):
         )
         self.provider_message = provider_message
         self.status_code = status_code
+
+
+class ProviderMalformedCallError(ProviderStreamError, MalformedToolCallError):
+    """The provider said the model's call was malformed and sent no call (Gemini's
+    ``finishReason: MALFORMED_FUNCTION_CALL``, wire-shapes L4): a malformed call, with
+    the provider's words (``provider_message``); caught as either parent."""
 
 
 class ArgumentsTooLargeError(StreamFixError):

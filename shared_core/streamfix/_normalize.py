@@ -56,11 +56,18 @@ class ChoiceDelta(NamedTuple):
     role: bool  # the delta names its role (E10 reads where it comes again)
 
 
+#: The ``type`` of an error payload saying the model's call was malformed (the repaired
+#: stream writes Gemini's ``MALFORMED_FUNCTION_CALL``, L4, so).
+MALFORMED_CALL = "malformed_function_call"
+
+
 class ProviderError(NamedTuple):
-    """An error the provider sent inside the stream."""
+    """An error the provider sent inside the stream (``malformed``: it says the model's
+    call was malformed, L4)."""
 
     text: str
     status_code: int | None
+    malformed: bool = False
 
 
 class Chunk(NamedTuple):
@@ -446,10 +453,11 @@ def _usage(value: object, problems: list[str]) -> dict[str, Any] | None:
 
 def _error(value: object) -> ProviderError:
     """The provider's own words from an error payload, whatever its shape."""
-    status = None
+    status, malformed = None, False
     if isinstance(value, dict):
         status = value.get("code") if type(value.get("code")) is int else None
         text = value.get("message") or value.get("error") or json.dumps(value, default=str)
+        malformed = value.get("type") == MALFORMED_CALL
     else:
         text = value
-    return _new(ProviderError, (str(text), status))
+    return _new(ProviderError, (str(text), status, malformed))

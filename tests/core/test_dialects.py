@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 import pytest
@@ -157,8 +158,13 @@ def test_k5_a_server_tool_block_is_not_a_client_call() -> None:
 def test_l4_malformed_function_call_is_a_typed_error() -> None:
     chunks = gemini_stream([], finish="MALFORMED_FUNCTION_CALL")
     _, error = _outcome(chunks)
-    assert isinstance(error, streamfix.ProviderStreamError)
-    assert "MALFORMED_FUNCTION_CALL" in str(error)
+    assert isinstance(error, streamfix.ProviderMalformedCallError)
+    assert isinstance(error, streamfix.MalformedToolCallError)  # a malformed call,
+    assert isinstance(error, streamfix.ProviderStreamError)  # with the provider's words
+    assert "MALFORMED_FUNCTION_CALL" in error.provider_message
+    repaired, raised = _repairing(chunks)  # the repaired stream raises the same
+    assert raised == (type(error), str(error))
+    assert streamfix.assemble(repaired[:-1] or repaired).tool_calls == []
 
 
 # --- any fragmentation ----------------------------------------------------------------------
@@ -209,9 +215,8 @@ def _normal(arguments: Any) -> Any:
     return json.loads(json.dumps(arguments))
 
 
-@pytest.mark.parametrize("dialect", ["responses", "anthropic", "gemini", "bedrock"])
-@given(data=st.data())
-def test_any_fragmentation_assembles_to_the_response(dialect: str, data: st.DataObject) -> None:
+def _drawn_stream(dialect: str, data: st.DataObject) -> tuple[list[Any], list[Any], str]:
+    """A response drawn at random in ``dialect``, cut at random: its items, calls, text."""
     text = data.draw(st.text(max_size=20))
     cut = _cut(data)
     if dialect == "responses":
@@ -231,6 +236,13 @@ def test_any_fragmentation_assembles_to_the_response(dialect: str, data: st.Data
         chunks = bedrock_stream(
             calls, text, cut=cut, stop_reason="tool_use" if calls else "end_turn"
         )
+    return list(chunks), calls, text
+
+
+@pytest.mark.parametrize("dialect", ["responses", "anthropic", "gemini", "bedrock"])
+@given(data=st.data())
+def test_any_fragmentation_assembles_to_the_response(dialect: str, data: st.DataObject) -> None:
+    chunks, calls, text = _drawn_stream(dialect, data)
     message, error = _outcome(chunks)
     assert error is None, error
     assert message.content == text
@@ -240,10 +252,134 @@ def test_any_fragmentation_assembles_to_the_response(dialect: str, data: st.Data
     assert message.finish_reason == ("tool_calls" if calls else "stop")
 
 
+# --- the repaired stream (wire-shapes R) of a J-M stream: OpenAI chat chunks -------------
+
+
+def _summary(chunks: Any, **options: Any) -> dict[str, Any]:
+    """What a stream assembles to, as far as the chat form can carry it (usage aside:
+    the repaired stream gives it in OpenAI's words)."""
+    message, error = _outcome(chunks, **options)
+    return {
+        "calls": [(c.id, c.name, c.arguments, c.thought_signature) for c in message.tool_calls],
+        "text": message.content,
+        "reasoning": message.reasoning,
+        "finish": message.finish_reason,
+        "blocks": message.thinking_blocks,
+        "details": message.reasoning_details,
+        "error": None if error is None else (type(error), str(error)),
+    }
+
+
+def _repaired(items: Any, **options: Any) -> list[Any]:
+    """The repaired stream (what came out before the error, if it raised one)."""
+    return _repairing(items, **options)[0]
+
+
+def _repairing(items: Any, **options: Any) -> tuple[list[Any], Any]:
+    out: list[Any] = []
+    try:
+        out.extend(streamfix.repair(items, **options))
+    except streamfix.StreamFixError as error:
+        return out, (type(error), str(error))
+    return out, None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_repaired_stream_is_openai_chat_chunks_assembling_to_the_same(name: str) -> None:
+    """Part 4: the repaired wire reads J-M and writes OpenAI's own chat form (a
+    framework converting the dialect, litellm, hands its consumers these): canonical
+    (R2-R8), and assembling to what the dialect stream assembles to, error included."""
+    from streamfix.testing import canonical_problems
+
+    scenario = DIALECT_SCENARIOS[name]
+    repaired, error = _repairing(scenario.chunks)
+    assert all(c.get("object") == "chat.completion.chunk" for c in repaired if "choices" in c)
+    assert (
+        canonical_problems(repaired, complete=scenario.error is None and not scenario.truncated)
+        == []
+    )
+    chat, dialect = _summary(repaired), _summary(scenario.chunks)
+    assert error == dialect.pop("error")  # raised, after the chunks before it; the
+    assert chat.pop("error") in (None, error)  # chunks carry a cut call cut (E4)
+    for mine, theirs in zip(chat["calls"], dialect["calls"], strict=True):
+        assert mine[0] == theirs[0] or (theirs[0] is None and mine[0].startswith("call_"))
+    chat["calls"] = [call[1:] for call in chat["calls"]]  # an id-less call (L1) gets one
+    dialect["calls"] = [call[1:] for call in dialect["calls"]]
+    if scenario.shape == "J5":  # a reasoning item, in the chat form: see the test below
+        chat["details"] = dialect["details"] = None
+    assert chat == dialect
+
+
+def test_j5_a_reasoning_item_in_the_chat_form() -> None:
+    """A Responses reasoning item (J5) in the chat form is what OpenRouter gives for one:
+    its summary text, then its encrypted content, at one ``index`` with the item's id."""
+    scenario = next(s for s in DIALECT_SCENARIOS.values() if s.shape == "J5")
+    (item,) = _summary(scenario.chunks)["details"]
+    named = {"id": item["id"], "format": "openai-responses-v1", "index": 0}
+    (summary,) = (part["text"] for part in item["summary"])
+    assert _summary(_repaired(scenario.chunks))["details"] == [
+        {"type": "reasoning.summary", "summary": summary, **named},
+        {"type": "reasoning.encrypted", "data": item["encrypted_content"], **named},
+    ]
+
+
+@pytest.mark.parametrize("name", SDK_NAMES)
+def test_the_repaired_stream_of_sdk_objects_rebuilt(name: str) -> None:
+    """SDK objects in; with ``rebuild``, each chunk out is made from the item it came of
+    (a wire shim gives its framework's chunk type); without, dicts."""
+    scenario = DIALECT_SCENARIOS[name]
+    items = _sdk_objects(scenario)
+    seen: list[Any] = []
+
+    def rebuild(body: dict[str, Any], like: Any) -> dict[str, Any]:
+        seen.append(like)
+        return {**body, "rebuilt": True}
+
+    plain = _repairing(items)
+    rebuilt = _repairing(items, rebuild=rebuild)
+    assert _minted(([{**c, "rebuilt": True} for c in plain[0]], plain[1])) == _minted(rebuilt)
+    assert seen and all(any(like is item for item in items) for like in seen)
+    assert _minted(plain) == _minted(_repairing(scenario.chunks))
+
+
+def _minted(value: Any) -> str:
+    """``value`` as text, the ids the repaired stream makes for id-less calls (L1) alike
+    (each stream's are its own)."""
+    return re.sub(r"call_[0-9a-f]{8}_", "call_", repr(value))
+
+
+def test_the_repaired_stream_names_the_response() -> None:
+    """The chunks carry the response's id and model as the dialect named them, the role
+    on the first, usage in OpenAI's words on the last."""
+    scenario = next(s for s in DIALECT_SCENARIOS.values() if s.dialect == "anthropic")
+    repaired = _repaired(scenario.chunks)
+    start = scenario.chunks[0]["message"]
+    assert {c["id"] for c in repaired} == {start["id"]}
+    assert {c["model"] for c in repaired} == {start["model"]}
+    assert repaired[0]["choices"][0]["delta"]["role"] == "assistant"
+    usage = [c["usage"] for c in repaired if "usage" in c]
+    assert usage and set(usage[-1]) >= {"prompt_tokens", "completion_tokens", "total_tokens"}
+
+
+def test_a_named_dialect_is_checked() -> None:
+    with pytest.raises(ValueError, match="unknown dialect"):
+        streamfix.StreamRepairer(dialect="klingon")
+
+
 @pytest.mark.parametrize("dialect", ["responses", "anthropic", "gemini", "bedrock"])
-def test_the_repaired_stream_says_it_does_not_write_these_dialects(dialect: str) -> None:
-    """Not repaired yet (the wire reads chat completions): a clear error, never a
-    stream of chat chunks made of another dialect's fields."""
-    scenario = next(s for s in DIALECT_SCENARIOS.values() if s.dialect == dialect)
-    with pytest.raises(TypeError, match=f"this stream is {dialect}"):
-        list(streamfix.repair(scenario.chunks))
+@given(data=st.data())
+def test_any_fragmentation_repairs_to_the_response(dialect: str, data: st.DataObject) -> None:
+    """Any fragmentation of a response in each dialect, repaired, is canonical OpenAI
+    chat chunks assembling to that response."""
+    from streamfix.testing import canonical_problems
+
+    chunks, calls, text = _drawn_stream(dialect, data)
+    repaired = list(streamfix.repair(chunks))
+    assert canonical_problems(repaired) == []
+    message = streamfix.assemble(repaired)
+    assert message.content == text
+    assert [(c.name, c.parsed) for c in message.tool_calls] == [
+        (c["name"], _normal(c["arguments"])) for c in calls
+    ]
+    assert all(c.id == (d["id"] or c.id) for c, d in zip(message.tool_calls, calls, strict=True))
+    assert message.finish_reason == ("tool_calls" if calls else "stop")

@@ -185,3 +185,21 @@ def test_any_fragmentation(consumer: str, data: Streamed) -> None:
     calls, text, _ = CONSUMERS[consumer](repaired)
     assert calls == [(c.name, c.args) for c in response.calls]
     assert text == response.content
+
+
+DIALECT_SCENARIOS = {
+    name: s
+    for name, s in streamfix.testing.DIALECT_SCENARIOS.items()
+    if s.error is None and not s.truncated
+}
+
+
+@pytest.mark.parametrize("consumer", sorted(CONSUMERS))
+@pytest.mark.parametrize("name", sorted(DIALECT_SCENARIOS))
+def test_unpatched_consumers_read_a_repaired_dialect_stream_right(consumer: str, name: str) -> None:
+    """Issue 25, part 4: a J-M stream (Responses, Anthropic, Gemini native, Bedrock)
+    repaired is OpenAI chat chunks that each consumer reads right, signatures included:
+    what a framework converting the dialect (litellm) can hand on."""
+    scenario = DIALECT_SCENARIOS[name]
+    repaired = list(streamfix.repair(list(scenario.chunks), _tools(scenario)))
+    assert _right(consumer, repaired, scenario)
