@@ -109,12 +109,8 @@ def _repairer(parser: Any, dialect: str) -> Any:
     """The stream's repairer, on the parser object (one per stream)."""
     state = parser.__dict__.get(_STATE)
     if state is None:
-        state = parser.__dict__[_STATE] = streamfix.StreamRepairer(dialect=dialect, rebuild=_plain)
+        state = parser.__dict__[_STATE] = streamfix.StreamRepairer(dialect=dialect)
     return state
-
-
-def _plain(body: dict[str, Any], original: object) -> dict[str, Any]:
-    return body
 
 
 def _parse(parser: Any, dialect: str, chunk: dict[str, Any], event: dict[str, Any]) -> Any:
@@ -169,9 +165,9 @@ def _entries_of(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _identity(entry: dict[str, Any], own: list[Any]) -> dict[str, Any]:
     """A call's first entry with the id and provider fields stock gave the same call in
-    the same chunk (the first of stock's entries with that name, taken once); a signature
-    the core sets in ``extra_content`` is also put where litellm reads it back
-    (``provider_specific_fields``) when stock gave none."""
+    the same chunk (the first of stock's entries with that name, taken once); a Gemini
+    signature the core writes in ``extra_content`` is put where litellm keeps it and
+    reads it back (``provider_specific_fields``)."""
     entry = {"id": None, **entry}
     function = entry.get("function") or {}
     name = function.get("name")
@@ -184,10 +180,15 @@ def _identity(entry: dict[str, Any], own: list[Any]) -> dict[str, Any]:
                 if fields:
                     entry["provider_specific_fields"] = fields
                 break
-    signature = ((entry.get("extra_content") or {}).get("google") or {}).get("thought_signature")
-    if signature and not entry.get("provider_specific_fields"):
-        entry["provider_specific_fields"] = {"thought_signature": signature}
+    extra = entry.get("extra_content")
+    if extra == {"google": {"thought_signature": (signature := _signature(extra))}}:
+        del entry["extra_content"]  # litellm's own place for it: its provider fields
+        entry.setdefault("provider_specific_fields", {"thought_signature": signature})
     return entry
+
+
+def _signature(extra: Any) -> Any:
+    return ((extra or {}).get("google") or {}).get("thought_signature")
 
 
 def _entries(entries: list[dict[str, Any]]) -> list[Any]:
