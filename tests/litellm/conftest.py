@@ -11,3 +11,16 @@ patched = shim_fixture("litellm", install=True, name="patched")
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     deselect_in_direct_mode(config, items)
+
+
+def _litellm_before(major_minor: tuple[int, int]) -> bool:
+    from importlib.metadata import version
+
+    return tuple(int(part) for part in version("litellm").split(".")[:2]) < major_minor
+
+
+# litellm before 1.81 counts a request's prompt tokens with tiktoken's cl100k file in
+# ``completion()`` for Anthropic, Gemini, Bedrock and the Responses bridge, fetched from
+# the network when its bundled copy is not used: the converters are checked there in
+# process only (test_doctor_dialects.py), not through ``completion()``.
+collect_ignore = ["test_dialect_converters.py"] if _litellm_before((1, 81)) else []

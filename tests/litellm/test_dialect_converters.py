@@ -216,40 +216,6 @@ def test_same_as_stock_where_stock_is_right(server: ReplayServer, name: str) -> 
     assert fixed == stock
 
 
-def _plain_chunks(dialect: str, events: list[dict[str, Any]]) -> list[Any]:
-    """What litellm's parser of ``dialect`` makes of each event, the tool-call entries
-    left out (every other field: text, reasoning, usage, provider fields)."""
-    from streamfix_litellm._doctor_dialects import parse
-
-    out = []
-    for chunk in parse(dialect, events):
-        body = chunk.model_dump()
-        body.pop("id", None)
-        body.pop("created", None)
-        for choice in body["choices"]:
-            choice["delta"].pop("tool_calls", None)
-        out.append(body)
-    return out
-
-
-@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - LOST_IN_PARSER))
-def test_the_parser_hands_on_stock_chunks(name: str) -> None:
-    """Patched, the parser's chunks are stock's but for their tool-call entries, one for
-    one (the stream's text, reasoning, usage and provider fields as stock makes them)."""
-    scenario = SCENARIOS[name]
-    if scenario.error is not None:  # the parser raises there; the events before it
-        events = list(streamfix.testing.fresh_chunks(scenario))[:-1]
-    else:
-        events = streamfix.testing.fresh_chunks(scenario)
-    stock = _plain_chunks(scenario.dialect, events)
-    streamfix.install("litellm")
-    try:
-        fixed = _plain_chunks(scenario.dialect, [dict(e) for e in events])
-    finally:
-        streamfix.uninstall("litellm")
-    assert fixed == stock
-
-
 # --- Bedrock: litellm.completion on the real bytes of AWS's event stream ----------------
 
 
@@ -347,26 +313,3 @@ def test_bedrock_interleaved_blocks_stock() -> None:
 def test_bedrock_interleaved_blocks_patched(patched: None) -> None:
     scenario, events = _interleaved()
     assert judge(scenario, _outcome(*_bedrock(events))) == (True, "")
-
-
-def _parsers() -> dict[str, object]:
-    import importlib
-
-    from streamfix_litellm._dialects import PARSERS
-
-    found = {}
-    for dialect, (module, attribute) in PARSERS.items():
-        owner, name = attribute.split(".")
-        found[dialect] = vars(getattr(importlib.import_module(module), owner))[name]
-    return found
-
-
-def test_install_replaces_each_parser_and_uninstall_restores_it() -> None:
-    stock = _parsers()
-    streamfix.install("litellm")
-    try:
-        fixed = _parsers()
-    finally:
-        streamfix.uninstall("litellm")
-    assert all(fixed[d] is not stock[d] for d in stock)
-    assert _parsers() == stock and all(_parsers()[d] is stock[d] for d in stock)

@@ -87,7 +87,11 @@ def bedrock_parser(self: Any, chunk_data: dict[str, Any]) -> Any:
     """``AWSEventStreamDecoder.converse_chunk_parser``: one ConverseStream event's payload
     (litellm has already read its event type off the message's headers: the payload is
     keyed again by it, as botocore gives the event)."""
-    return _parse(self, "bedrock", chunk_data, {_bedrock_event(chunk_data): chunk_data})
+    made = _parse(self, "bedrock", chunk_data, {_bedrock_event(chunk_data): chunk_data})
+    for choice in getattr(made, "choices", None) or ():
+        # Bedrock streams one choice; litellm before 1.81 numbered it by content block
+        _set(choice, "index", 0)
+    return made
 
 
 def _bedrock_event(payload: dict[str, Any]) -> str:
@@ -150,8 +154,19 @@ def _with_calls(made: Any, bodies: list[dict[str, Any]]) -> Any:
     own = list(getattr(delta, "tool_calls", None) or ())
     if not own and not entries:
         return made
-    delta.tool_calls = _entries([_identity(entry, own) for entry in entries]) or None
+    _set(delta, "tool_calls", _entries([_identity(entry, own) for entry in entries]) or None)
     return made
+
+
+def _set(model: Any, name: str, value: Any) -> None:
+    """``model.name`` set wherever litellm's model holds it (a declared field, or, before
+    litellm 1.81, an extra field, maybe also in the instance's own dict)."""
+    setattr(model, name, value)
+    extra = getattr(model, "__pydantic_extra__", None)
+    if extra is not None and name in extra:
+        extra[name] = value
+    if name in model.__dict__:
+        model.__dict__[name] = value
 
 
 def _entries_of(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:

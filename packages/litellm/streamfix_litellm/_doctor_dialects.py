@@ -90,8 +90,10 @@ def _bedrock() -> tuple[Any, _Parse]:
     module = importlib.import_module("litellm.llms.bedrock.chat.invoke_handler")
     parser = module.AWSEventStreamDecoder(model="anthropic.claude-sonnet-4-20250514-v1:0")
     # litellm decodes each event-stream message to its payload, the event's type read
-    # off the message's headers: the payload is what its parser gets
-    return parser, lambda p, event: p.chunk_parser(chunk_data=next(iter(event.values())))
+    # off the message's headers: the payload is what its parser gets (``chunk_parser``,
+    # ``_chunk_parser`` before litellm 1.81)
+    one = getattr(parser, "chunk_parser", None) or parser._chunk_parser
+    return parser, lambda p, event: one(chunk_data=next(iter(event.values())))
 
 
 _PARSERS: dict[str, Callable[[], tuple[Any, _Parse]]] = {
