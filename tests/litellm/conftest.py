@@ -19,8 +19,8 @@ def _litellm_before(major_minor: tuple[int, int]) -> bool:
     return tuple(int(part) for part in version("litellm").split(".")[:2]) < major_minor
 
 
-# litellm before 1.81 counts a request's prompt tokens with tiktoken's cl100k file in
-# ``completion()`` for Anthropic, Gemini, Bedrock and the Responses bridge, fetched from
-# the network when its bundled copy is not used: the converters are checked there in
-# process only (test_doctor_dialects.py), not through ``completion()``.
+# litellm before 1.81: ``completion()`` on the Responses bridge, Gemini and Bedrock
+# raised ``APIConnectionError`` offline (it fetched tiktoken's cl100k encoding from the
+# network): the converters are checked there in process (test_doctor_dialects.py: the
+# same parsers, the same builder), not through ``completion()``.
 collect_ignore = ["test_dialect_converters.py"] if _litellm_before((1, 81)) else []
