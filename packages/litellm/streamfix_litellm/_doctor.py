@@ -2,8 +2,10 @@
 corpus scenario's Ollama lines through ``ollama_chat``'s chunk parser, then
 ``litellm.stream_chunk_builder``. ``OPENAI_DRIVER``: an OpenAI-compatible scenario's
 chunks as litellm's ``ModelResponseStream`` through ``litellm.stream_chunk_builder``
-(registered as a column of its own once it has an entry point). litellm is imported
-when a scenario is driven.
+(registered as a column of its own once it has an entry point); the other dialects'
+paths (``litellm-anthropic``, ``litellm-gemini``, ``litellm-responses``,
+``litellm-bedrock``) in ``_doctor_dialects``. litellm is imported when a scenario is
+driven.
 """
 
 from __future__ import annotations
@@ -17,14 +19,19 @@ from typing import Any
 from streamfix import testing
 
 from ._doctor_agno import AGNO_DRIVER
+from ._doctor_dialects import ANTHROPIC_DRIVER, BEDROCK_DRIVER, GEMINI_DRIVER, RESPONSES_DRIVER
 from ._doctor_openai_agents import OPENAI_AGENTS_LITELLM_DRIVER
 from ._doctor_strands import STRANDS_DRIVER
 
 __all__ = [
     "AGNO_DRIVER",
+    "ANTHROPIC_DRIVER",
+    "BEDROCK_DRIVER",
     "DRIVER",
+    "GEMINI_DRIVER",
     "OPENAI_AGENTS_LITELLM_DRIVER",
     "OPENAI_DRIVER",
+    "RESPONSES_DRIVER",
     "STRANDS_DRIVER",
     "drive",
     "drive_builder",

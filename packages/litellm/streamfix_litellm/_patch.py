@@ -5,13 +5,17 @@ indices and error lines; the iterator looks the method up on its class),
 ``CustomStreamWrapper.chunk_creator`` (OpenAI-compatible streams: signature-only tool-call
 entries kept), ``CustomStreamWrapper.__next__`` and ``__anext__`` (the repaired stream,
 ``_wire``), ``CustomStreamWrapper._map_stream_exception`` (in-stream errors by the
-provider's status, ``_errors``) and ``stream_chunk_builder`` at every binding site
-(``_builder``); :func:`uninstall` puts each original attribute back exactly.
+provider's status, ``_errors``), the parsers of the other dialects (Anthropic, Gemini,
+the Responses bridge, Bedrock ConverseStream: ``_dialects``) and
+``stream_chunk_builder`` at every binding site (``_builder``); :func:`uninstall` puts
+each original attribute back exactly.
 """
 
 from __future__ import annotations
 
 from streamfix._shimkit import Shim, Site
+
+from ._dialects import PARSERS
 
 __all__ = ["SHIM", "SUPPORTED"]
 
@@ -52,6 +56,11 @@ SHIM = Shim(
             "streamfix_litellm._errors:map_stream_exception",
             optional=True,  # litellm releases without it map in-stream errors elsewhere
         ),
+        # the other dialects' parsers: their calls as the core reads them (``_dialects``)
+        *(
+            Site(module, attribute, f"streamfix_litellm._dialects:{dialect}_parser", optional=True)
+            for dialect, (module, attribute) in PARSERS.items()
+        ),
         # stream_chunk_builder in every module that binds it by name: the modules
         # imported here first (so they bind the original), then litellm.main with
         # ``everywhere``: every other module holding the same object (the defining
@@ -77,6 +86,10 @@ SHIM = Shim(
     trigger="litellm",
     more_drivers={
         "litellm-openai": "OPENAI_DRIVER",
+        "litellm-anthropic": "ANTHROPIC_DRIVER",
+        "litellm-gemini": "GEMINI_DRIVER",
+        "litellm-responses": "RESPONSES_DRIVER",
+        "litellm-bedrock": "BEDROCK_DRIVER",
         "agno-litellm": "AGNO_DRIVER",
         "openai-agents-litellm": "OPENAI_AGENTS_LITELLM_DRIVER",
         "strands-litellm": "STRANDS_DRIVER",
