@@ -38,6 +38,7 @@ if tuple(int(part) for part in version("litellm").split(".")[:2]) < (1, 81):
         "j2-responses-item-done-only": "1 of 2 calls",
         "j4-responses-item-ids": "1 of 2 calls",
         "k3-anthropic-thinking": "reasoning signature dropped",
+        "k5-anthropic-server-tool": "2 of 1 calls",  # a server tool block made a call
     }
 
 
