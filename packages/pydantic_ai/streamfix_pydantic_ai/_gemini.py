@@ -56,15 +56,8 @@ def _whole(kind: Any, held: list[dict[str, Any]], last: dict[str, Any] | None) -
     """One chunk of ``kind`` with the calls the core assembles from ``held`` (and the
     candidate's last chunk, its finish reason, when it came)."""
     message = assemble([*held, *([last] if last is not None else [])])
-    parts = []
-    for call in message.tool_calls:
-        function: dict[str, Any] = {"name": call.name, "args": call.parsed}
-        if call.id is not None:
-            function["id"] = call.id
-        part: dict[str, Any] = {"functionCall": function}
-        if call.thought_signature is not None:
-            part["thoughtSignature"] = call.thought_signature
-        parts.append(part)
+    (content,) = message.to_history("gemini")  # each call a part, its own signature
+    parts = [part for part in content["parts"] if "functionCall" in part]
     body = _with_parts({k: v for k, v in held[0].items() if k != "usageMetadata"}, parts)
     body["candidates"][0].pop("finishReason", None)
     return kind.model_validate_json(json.dumps(body))
