@@ -790,6 +790,17 @@ ADK_LEFT_OUT = (
     "B4-concatenated or H1-legacy-function-call or I1-double-encoded or I3-restarted-arguments"
     " or truncated_arguments_give_adk_error_response"
 )
+# The shell_gpt series (docs/upstream/shell_gpt.md) runs calls of different indices and
+# Ollama's calls at one index, each with its own id; the shapes it leaves out (calls at one
+# index with no ids, one id shared by several calls, names in pieces, the legacy
+# function_call, argument repairs, cut-off, malformed or unnamed calls not run, a provider
+# error in the stream: "Left out" in shell_gpt.md) are deselected from this project's tests
+# run against it.
+SGPT_LEFT_OUT = (
+    "B3-ollama-same-index or G3-shared-id or test_name_in_pieces or h1_legacy_call_runs"
+    " or I1-double-encoded or I3-restarted or truncated_names_the_tool"
+    " or malformed_arguments_name_the_tool or never_gets_a_name or provider_error"
+)
 UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "smolagents": {
         "package": "smolagents",
@@ -836,21 +847,23 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "sgpt": {
         "package": "shell-gpt",
         # A series (issue 28): 1 is the fix of calls of different indices glued into one;
-        # 2, optional, routes every provider's shapes (a new module).
+        # 2, optional, runs Ollama's parallel calls (all at index 0, ending with "stop").
         "patch": [
             "docs/upstream/shell_gpt-1-parallel-calls.patch",
-            "docs/upstream/shell_gpt-2-tool-call-stream.patch",
+            "docs/upstream/shell_gpt-2-ollama-parallel-calls.patch",
         ],
         "source": "sgpt/",
         "added": {
             "docs/upstream/shell_gpt-1-parallel-calls.patch": ["tests/test_tool_calls.py"],
-            "docs/upstream/shell_gpt-2-tool-call-stream.patch": ["tests/test_tool_call_stream.py"],
+            "docs/upstream/shell_gpt-2-ollama-parallel-calls.patch": [
+                "tests/test_ollama_tool_calls.py"
+            ],
         },
         "sdist": ["tests/upstream_patch/sdist.py", "shell-gpt", "sgpt"],
         "suite": ["tests"],
         # shell-gpt 1.5's own tests expect the usage-error exit codes of its typer and click.
         "pins": ["typer<0.13", "click<8.2"],
-        "direct": [["tests/shell_gpt/test_handler.py"]],
+        "direct": [["tests/shell_gpt/test_handler.py", "-k", f"not ({SGPT_LEFT_OUT})"]],
     },
     "litellm_ollama": {
         "package": "litellm",
