@@ -801,17 +801,26 @@ SGPT_LEFT_OUT = (
     " or I1-double-encoded or I3-restarted or truncated_names_the_tool"
     " or malformed_arguments_name_the_tool or never_gets_a_name or provider_error"
 )
+# The smolagents series (docs/upstream/smolagents.md): 1 fixes #1569's shape (parallel calls
+# at one index, each with its own id), 2 to 4 the dialects of generate_stream. The routing
+# heuristics it leaves out ("Left out" in smolagents.md: id-less calls at one index, several
+# calls under one id, a missing index, argument repairs, names in pieces, phantom entries)
+# are deselected from this project's tests run against it; D1 (arguments as an object) only
+# on the openai wire: litellm turns the object into text before smolagents sees it.
+SMOLAGENTS_LEFT_OUT = (
+    "B3- or B4- or B5- or B6- or B8- or B9- or C2- or C4- or C5- or (D1- and openai) or D2-"
+    " or I1- or I3- or no-ids or sharing_an_id"
+)
 UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
     "smolagents": {
         "package": "smolagents",
-        # A series (issue 28): 1 is the fix of huggingface/smolagents#1569 alone; 2 to 5
+        # A series (issue 28): 1 is the fix of huggingface/smolagents#1569 alone; 2 to 4
         # are optional, each one behaviour, each applying on 1 without the others.
         "patch": [
             "docs/upstream/smolagents-1-parallel-calls-at-one-index.patch",
             "docs/upstream/smolagents-2-choice-zero.patch",
             "docs/upstream/smolagents-3-stream-errors.patch",
             "docs/upstream/smolagents-4-legacy-function-call.patch",
-            "docs/upstream/smolagents-5-routing-heuristics.patch",
         ],
         "source": "src/",
         "strip": "src/",
@@ -828,9 +837,6 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
             "docs/upstream/smolagents-4-legacy-function-call.patch": [
                 "tests/test_generate_stream_function_call.py"
             ],
-            "docs/upstream/smolagents-5-routing-heuristics.patch": [
-                "tests/test_agglomerate_stream_deltas.py"
-            ],
         },
         "sdist": ["tests/smolagents_upstream/prepare_sdist.py"],
         "suite": SMOLAGENTS_UPSTREAM_TESTS,
@@ -841,6 +847,8 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
                 "tests/smolagents/test_wire_shapes.py",
                 "tests/smolagents/test_agent.py",
                 "tests/smolagents/test_generate_stream.py",
+                "-k",
+                f"not ({SMOLAGENTS_LEFT_OUT})",
             ]
         ],
     },

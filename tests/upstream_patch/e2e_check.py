@@ -84,7 +84,9 @@ def smolagents_check() -> None:
 
     print(f"smolagents {smolagents.__version__} from {smolagents.__file__}")
     with ReplayServer() as server:
-        for client, model_id in (("openai", "b2-same-index"), ("litellm", "openai/b3-same-index")):
+        # b2: the parallel calls at one index with their own ids that smolagents-1 fixes (b3,
+        # the id-less ones, is left out of the series: it stays glued patched as stock).
+        for client, model_id in (("openai", "b2-same-index"), ("litellm", "openai/b2-same-index")):
             for stream in (True, False):
                 _smolagents_run(server, client, model_id, stream)
 
