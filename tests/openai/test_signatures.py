@@ -165,8 +165,9 @@ def signed(completion: ParsedChatCompletion[Any]) -> list[tuple[Any, ...]]:
 
 
 IDS = [case.name for case in CASES]
-#: Direct mode (the openai-python series applied, no shim) runs every case: the routing
-#: patch sends an F3 signature sent before the second call to that call (issue 28).
+#: Direct mode (the openai-python series applied, no shim) runs every case: the SDK merges
+#: an F3 signature sent before its call into that call by index, as stock does, and the
+#: series' first patch lets the F2 signature-only entries through (issue 28).
 PARAMS = [pytest.param(case, id=case.name) for case in CASES]
 
 

@@ -21,8 +21,9 @@ from streamfix.testing import ReplayServer
 
 __all__ = ["SCENARIOS", "main"]
 
-#: The replay server's scenarios this check streams (the wire shapes the patch fixes, then
-#: one OpenAI's own servers send).
+#: The replay server's scenarios this check streams: b2 (the series' second patch) and f2
+#: (its first), the shapes the series leaves out (docs/upstream/openai-python.md, "Left
+#: out"), then one OpenAI's own servers send.
 SCENARIOS = [
     "b2-same-index",
     "b3-same-index",
