@@ -153,17 +153,18 @@ def tests(session: nox.Session) -> None:
     _install(session, "test", "bench")
     _show_versions(session, "openai", "litellm", "hypothesis")
     env = {**ENV, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
-    # The property tests' full example counts (>= 2,000 round trips) on the newest Python;
-    # the others run every test with a fifth of the examples (the runtime, not the
-    # properties, is what differs between Pythons): 2 minutes each instead of 6.
-    full = session.python == TEST_PYTHONS[-1]
-    env["STREAMFIX_EXAMPLES_SCALE"] = os.environ.get(
-        "STREAMFIX_EXAMPLES_SCALE", "1" if full else "0.2"
-    )
+    # The property tests' examples are spread over the four Pythons: each runs every test
+    # with 0.3 of its example count (1.2 times one Python's full count in all; the
+    # invariant is the same on each, and each Python draws its own examples).
+    # STREAMFIX_EXAMPLES_SCALE=1 runs the full count on one.
+    env["STREAMFIX_EXAMPLES_SCALE"] = os.environ.get("STREAMFIX_EXAMPLES_SCALE", "0.3")
     if os.environ.get("CI") == "true":  # CI has ../shared/real-streams: its absence fails
         env["STREAMFIX_REQUIRE_REAL_STREAMS"] = "1"
-    workers = ["-n", "2"] if (os.cpu_count() or 1) >= 2 else []  # pure and CPU-bound: pays
-    session.run("pytest", "tests/core", *workers, *session.posargs, env=env)
+    # The bench's smoke test (every contender imported and run once) on the bench's Python.
+    smoke = [] if session.python == PYTHON else ["--deselect", "tests/core/test_bench_smoke.py"]
+    # pure and CPU-bound: pays; worksteal evens out the tail of the long property tests
+    workers = ["-n", "2", "--dist", "worksteal"] if (os.cpu_count() or 1) >= 2 else []
+    session.run("pytest", "tests/core", *workers, *smoke, *session.posargs, env=env)
 
 
 # google-adk: the newest 1.x, 2.8.0, 2.10.0 (the first with partial function-call
@@ -767,6 +768,8 @@ LITELLM_BUILDER_LEFT_OUT = (
     " or f6-thinking-unsigned or g2-id-changes or g4-repeated-call or h1-legacy-function-call"
     " or i1-double-encoded or i3-restarted or raises or provider_error_status"
 )
+# With the four applied, the signature shapes are fixed too (litellm-signature-entries).
+LITELLM_SERIES_LEFT_OUT = LITELLM_BUILDER_LEFT_OUT.replace("signature or ", "")
 LITELLM_BUILDER_E2E = (
     f"(openai_patched_builder or ollama_patched_builder) and not ({LITELLM_BUILDER_LEFT_OUT})"
 )
@@ -884,75 +887,45 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         "pins": ["typer<0.13", "click<8.2"],
         "direct": [["tests/shell_gpt/test_handler.py", "-k", f"not ({SGPT_LEFT_OUT})"]],
     },
-    "litellm_ollama": {
-        "package": "litellm",
-        "patch": "docs/upstream/litellm-ollama.patch",
-        "source": "litellm/",
-        "added": ["tests/test_litellm/llms/ollama/test_ollama_chat_stream_tool_calls.py"],
-        "direct": [
-            ["tests/litellm/test_shim.py"],
-            ["tests/e2e/test_litellm.py", "-k", "ollama_patched or out_of_memory_patched"],
-        ],
-    },
-    "litellm_builder": {
-        "package": "litellm",
-        "patch": "docs/upstream/litellm-builder.patch",
-        "source": "litellm/",
-        "added": [
-            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_same_index_tool_calls.py"
-        ],
-        "direct": [
-            ["tests/litellm/test_builder.py", "-k", f"not ({LITELLM_BUILDER_LEFT_OUT})"],
-            # litellm's own get_combined_tool_content tests (its sdist ships no tests)
-            ["tests/litellm/test_builder_upstream_pins.py"],
-            ["tests/e2e/test_litellm_builder.py", "-k", LITELLM_BUILDER_E2E],
-        ],
-    },
-    # Gemini's thought signatures: the streaming path keeps a signature-only entry, the
-    # builder puts each signature on its call.
-    "litellm_signatures": {
-        "package": "litellm",
-        "patch": "docs/upstream/litellm-signature-entries.patch",
-        "source": "litellm/",
-        "added": [
-            "tests/test_litellm/litellm_core_utils/test_streaming_handler_signature_entries.py"
-        ],
-        "direct": [
-            ["tests/litellm/test_builder.py", "-k", "signature"],
-            ["tests/litellm/test_builder_upstream_pins.py"],
-            ["tests/e2e/test_litellm.py", "-k", "signature_only_delta"],
-        ],
-    },
-    "litellm_stream_errors": {
-        "package": "litellm",
-        "patch": "docs/upstream/litellm-stream-errors.patch",
-        "source": "litellm/",
-        "added": [
-            "tests/test_litellm/litellm_core_utils/test_streaming_handler_in_stream_errors.py"
-        ],
-        "direct": [
-            ["tests/litellm/test_stream_errors.py"],
-            [
-                "tests/e2e/test_litellm_builder.py",
-                "-k",
-                "patched_stream_raises or patched_stream_sends",
-            ],
-        ],
-    },
-    # The four together, in the order a reviewer takes them: they compose.
-    "litellm_series": {
+    # The four pull requests in the order a reviewer takes them; each applies alone to the
+    # release ("alone"), and its tests fail before it and pass with it, applied in order.
+    "litellm": {
         "package": "litellm",
         "patch": LITELLM_SERIES,
         "source": "litellm/",
-        "added": [
-            "tests/test_litellm/llms/ollama/test_ollama_chat_stream_tool_calls.py",
-            "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_same_index_tool_calls.py",
-            "tests/test_litellm/litellm_core_utils/test_streaming_handler_signature_entries.py",
-            "tests/test_litellm/litellm_core_utils/test_streaming_handler_in_stream_errors.py",
-        ],
+        "alone": True,
+        "added": {
+            "docs/upstream/litellm-ollama.patch": [
+                "tests/test_litellm/llms/ollama/test_ollama_chat_stream_tool_calls.py"
+            ],
+            "docs/upstream/litellm-builder.patch": [
+                "tests/test_litellm/litellm_core_utils/test_streaming_chunk_builder_same_index_tool_calls.py"
+            ],
+            "docs/upstream/litellm-signature-entries.patch": [
+                "tests/test_litellm/litellm_core_utils/test_streaming_handler_signature_entries.py"
+            ],
+            "docs/upstream/litellm-stream-errors.patch": [
+                "tests/test_litellm/litellm_core_utils/test_streaming_handler_in_stream_errors.py"
+            ],
+        },
         "direct": [
-            ["tests/litellm/test_builder.py", "-k", "b2-same-index or signature"],
-            ["tests/litellm/test_builder_upstream_pins.py"],
+            # litellm's own get_combined_tool_content tests (its sdist ships no tests): pins
+            [
+                "tests/litellm/test_shim.py",
+                "tests/litellm/test_builder_upstream_pins.py",
+                "tests/litellm/test_stream_errors.py",
+            ],
+            ["tests/litellm/test_builder.py", "-k", f"not ({LITELLM_SERIES_LEFT_OUT})"],
+            [
+                "tests/e2e/test_litellm.py",
+                "-k",
+                "ollama_patched or out_of_memory_patched or signature_only_delta",
+            ],
+            [
+                "tests/e2e/test_litellm_builder.py",
+                "-k",
+                f"({LITELLM_BUILDER_E2E}) or patched_stream_raises or patched_stream_sends",
+            ],
         ],
     },
     "openai": {
@@ -978,20 +951,6 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         "suite_deps": ["inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"],
         "direct": [["tests/openai", "-k", f"not ({OPENAI_LEFT_OUT})"]],
     },
-    # The google-adk series (docs/upstream/google-adk.md): each pull request applies alone
-    # to the release, with its own test file; "adk" applies the four in review order.
-    **{
-        f"adk_{number}": {
-            "package": "google-adk",
-            "patch": f"docs/upstream/google-adk-{number}-{name}.patch",
-            "source": "src/",
-            "strip": "src/",
-            "added": [f"tests/unittests/models/{test}"],
-            "suite_deps": ["litellm", "pytest-asyncio"],
-            "direct": [],
-        }
-        for number, (name, test) in enumerate(ADK_SERIES.items(), start=1)
-    },
     "adk": {
         "package": "google-adk",
         "patch": [
@@ -1000,7 +959,11 @@ UPSTREAM_PATCHES: dict[str, dict[str, Any]] = {
         ],
         "source": "src/",
         "strip": "src/",
-        "added": [f"tests/unittests/models/{test}" for test in ADK_SERIES.values()],
+        "alone": True,  # each pull request applies alone to the release
+        "added": {
+            f"docs/upstream/google-adk-{number}-{name}.patch": [f"tests/unittests/models/{test}"]
+            for number, (name, test) in enumerate(ADK_SERIES.items(), start=1)
+        },
         # google-adk's LiteLlm needs litellm (its `extensions` extra); its tests, pytest-asyncio.
         "suite_deps": ["litellm", "pytest-asyncio"],
         "direct": [
@@ -1070,6 +1033,20 @@ def _patch_by_patch(
         session.run(*pytest, *tests, env=env)
 
 
+def _series_stands(
+    session: nox.Session, spec: dict[str, Any], patches: list[str], target: list[str]
+) -> None:
+    """A series' patches each apply alone to the release (``alone``), or each optional one
+    applies on the first without the others."""
+    first, *later = patches
+    if spec.get("alone"):
+        for patch in patches:
+            session.run("python", UPSTREAM_APPLY, patch, *target, "--check")
+    else:
+        for patch in later:
+            session.run("python", UPSTREAM_APPLY, first, patch, *target, "--check")
+
+
 @nox.session(python=PYTHON)
 @nox.parametrize("framework", list(UPSTREAM_PATCHES), ids=list(UPSTREAM_PATCHES))
 def upstream_patch(session: nox.Session, framework: str) -> None:
@@ -1079,8 +1056,9 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     patched, loses no passing test; then this project's tests drive the patched framework
     directly (STREAMFIX_DIRECT=1: no shim installed). Fails when the patch no longer
     applies. A series whose ``added`` maps each patch to its tests is checked patch by
-    patch: each later patch applies on the first alone (it stands without the others), and
-    each patch's tests fail before it and pass once it is applied."""
+    patch: each later patch applies on the first alone (it stands without the others; with
+    ``alone``, each applies alone to the release), and each patch's tests fail before it
+    and pass once it is applied, in order."""
     spec = UPSTREAM_PATCHES[framework]
     pins = spec.get("pins", [])
     session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()), *pins)
@@ -1106,9 +1084,7 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
         suite += [f"--deselect={test}" for test in spec.get("deselect", ())]
     reports = {run: os.path.join(tmp, f"{run}.xml") for run in ("stock", "patched")}
     by_patch_tree = {patch: [f"{tree}/{t}" for t in tests] for patch, tests in by_patch.items()}
-    first, *later = by_patch
-    for patch in later:  # each optional patch of a series stands on the first alone
-        session.run("python", UPSTREAM_APPLY, first, patch, *target, "--check")
+    _series_stands(session, spec, list(by_patch), target)
     for run, report in reports.items():
         if run == "patched":
             _patch_by_patch(session, by_patch_tree, apply, target, pytest, env)
