@@ -787,7 +787,8 @@ ADK_SERIES = {
     "vertex-thought-signatures": "test_litellm_vertex_thought_signatures.py",
     "calls-after-a-finish-reason": "test_litellm_stream_segments.py",
     "stream-errors": "test_litellm_stream_errors.py",
-    "tool-call-routing": "test_litellm_streamed_tool_call_routing.py",
+    "repeated-tool-call-names": "test_litellm_streamed_tool_call_names.py",
+    "empty-tool-call-type": "test_litellm_streamed_tool_call_types.py",
 }
 ADK_LEFT_OUT = (
     "B4-concatenated or H1-legacy-function-call or I1-double-encoded or I3-restarted-arguments"
