@@ -781,17 +781,21 @@ LITELLM_SERIES = [
 ]
 # The google-adk series in review order: each patch's name and the test file it adds. The
 # shapes it leaves out (argument repairs, the legacy function_call dialect, truncated calls
-# named in the error: "Left out" in google-adk.md) are deselected from this project's tests
-# run against it.
+# named in the error, and the routing heuristics: an index changing inside a call, a `{}`
+# entry at -1, the name after the arguments, a call re-sent, one id shared by two calls, one
+# call at two indices: "Left out" in google-adk.md) are deselected from this project's
+# tests run against it.
 ADK_SERIES = {
     "vertex-thought-signatures": "test_litellm_vertex_thought_signatures.py",
     "calls-after-a-finish-reason": "test_litellm_stream_segments.py",
     "stream-errors": "test_litellm_stream_errors.py",
-    "tool-call-routing": "test_litellm_streamed_tool_call_routing.py",
+    "repeated-tool-call-names": "test_litellm_streamed_tool_call_names.py",
+    "empty-tool-call-type": "test_litellm_streamed_tool_call_types.py",
 }
 ADK_LEFT_OUT = (
     "B4-concatenated or H1-legacy-function-call or I1-double-encoded or I3-restarted-arguments"
-    " or truncated_arguments_give_adk_error_response"
+    " or truncated_arguments_give_adk_error_response or B8-index-changes or B9-phantom"
+    " or C3-name-after-arguments or C4-re-sent or G3-shared-id or G4-repeated-call"
 )
 # The shell_gpt series (docs/upstream/shell_gpt.md) runs calls of different indices and
 # Ollama's calls at one index, each with its own id; the shapes it leaves out (calls at one
