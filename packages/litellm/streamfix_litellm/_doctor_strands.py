@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import logging
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -38,8 +37,6 @@ __all__ = [
     "run_streamed",
 ]
 
-PROMPT = testing.DOCTOR_PROMPT
-
 
 def openai_client(scenario: testing.Scenario) -> Any:
     """An ``openai.AsyncOpenAI`` answering every request in-process with the scenario."""
@@ -47,8 +44,8 @@ def openai_client(scenario: testing.Scenario) -> Any:
     return openai.AsyncOpenAI(**testing.served_client_settings(scenario, asynchronous=True))
 
 
-def _done(tool_use: Any, **_: Any) -> dict[str, Any]:
-    return {"toolUseId": tool_use["toolUseId"], "status": "success", "content": [{"text": "ok"}]}
+run_streamed = testing.strands_run
+read = testing.strands_read
 
 
 def agent(scenario: testing.Scenario, **client_args: Any) -> Any:
@@ -58,60 +55,25 @@ def agent(scenario: testing.Scenario, **client_args: Any) -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     strands: Any = importlib.import_module("strands")
     models: Any = importlib.import_module("strands.models.litellm")
-    tools: Any = importlib.import_module("strands.tools.tools")
     settings = {"api_key": testing.DOCTOR_API_KEY, **client_args}
     if "api_base" not in settings:
         settings["client"] = openai_client(scenario)
     model = models.LiteLLMModel(client_args=settings, model_id=f"openai/{scenario.name}")
-    schema = {"json": {"type": "object"}}
-    declared = [
-        tools.PythonAgentTool(n, {"name": n, "description": n, "inputSchema": schema}, _done)
-        for n in testing.tool_names(scenario)
-    ]
-    return strands.Agent(model=model, tools=declared, callback_handler=None)
-
-
-async def run_streamed(agent: Any) -> Any:
-    """``Agent.stream_async`` read to its end: the agent (its ``messages``), and the
-    events."""
-    events = [event async for event in agent.stream_async(PROMPT)]
-    return agent, events
-
-
-def read(ran: Any) -> testing.Outcome:
-    """The first assistant message's calls (name, input as strands parsed it) and text."""
-    agent, _ = ran
-    message = next((m for m in agent.messages if m["role"] == "assistant"), None)
-    if message is None:
-        return testing.Outcome(error="no model response")
-    calls, text = [], []
-    for block in message["content"]:
-        if "toolUse" in block:
-            calls.append((block["toolUse"]["name"], block["toolUse"]["input"]))
-        elif "text" in block:
-            text.append(block["text"])
-    return testing.Outcome(tuple(calls), "".join(text))
+    tools = testing.strands_tools(scenario)
+    return strands.Agent(model=model, tools=tools, callback_handler=None)
 
 
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
     """strands' and litellm's warnings kept off the doctor's output while a scenario
-    runs (a handler of their own, removed after); litellm without its banner."""
+    runs; litellm without its banner."""
     litellm: Any = importlib.import_module("litellm")
-    loggers = [logging.getLogger(name) for name in ("strands", "LiteLLM")]
-    handler = logging.NullHandler()
-    kept = [(logger, logger.propagate) for logger in loggers]
     quiet, litellm.suppress_debug_info = litellm.suppress_debug_info, True
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.propagate = False
     try:
-        yield
+        with testing.quiet_loggers("strands", "LiteLLM"):
+            yield
     finally:
         litellm.suppress_debug_info = quiet
-        for logger, propagate in kept:
-            logger.propagate = propagate
-            logger.removeHandler(handler)
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:

@@ -21,11 +21,8 @@ from streamfix import testing
 
 __all__ = ["OPENAI_AGENTS_DRIVER", "agent", "drive", "read", "run_streamed"]
 
-PROMPT = testing.DOCTOR_PROMPT
-
-
-async def _answer(context: Any, arguments: str) -> str:
-    return "ok"
+run_streamed = testing.openai_agents_run
+read = testing.openai_agents_read
 
 
 def agent(scenario: testing.Scenario, **options: Any) -> Any:
@@ -38,53 +35,7 @@ def agent(scenario: testing.Scenario, **options: Any) -> Any:
     model = agents.OpenAIChatCompletionsModel(
         model=scenario.name, openai_client=openai.AsyncOpenAI(**settings)
     )
-    tools = [
-        agents.FunctionTool(
-            name=name,
-            description=name,
-            params_json_schema={"type": "object", "properties": {}},
-            on_invoke_tool=_answer,
-            strict_json_schema=False,
-        )
-        for name in testing.tool_names(scenario)
-    ]
-    return agents.Agent(name="streamfix", model=model, tools=tools)
-
-
-async def run_streamed(agent: Any) -> Any:
-    """``Runner.run_streamed`` (tracing off), every event read: the result, and the
-    events."""
-    agents: Any = importlib.import_module("agents")
-    config = agents.RunConfig(tracing_disabled=True)
-    result = agents.Runner.run_streamed(agent, PROMPT, run_config=config)
-    events = [event async for event in result.stream_events()]
-    return result, events
-
-
-def read(ran: Any) -> testing.Outcome:
-    """The first model response's calls, text, signatures and reasoning signatures."""
-    result, _ = ran
-    if not result.raw_responses:
-        return testing.Outcome(error="no model response")
-    calls, signed, text, kept = [], [], [], []
-    for item in result.raw_responses[0].output:
-        if item.type == "function_call":
-            calls.append((item.name, testing.parse_arguments(item.arguments)))
-            signed.append(bool(_provider_data(item).get("thought_signature")))
-        elif item.type == "message":
-            text += [part.text for part in item.content if part.type == "output_text"]
-        elif item.type == "reasoning" and item.encrypted_content:
-            kept.append(item.encrypted_content)
-    return testing.Outcome(
-        tuple(calls), "".join(text), signatures=tuple(signed), reasoning_signatures=tuple(kept)
-    )
-
-
-def _provider_data(item: Any) -> dict[str, Any]:
-    data = getattr(item, "provider_data", None)
-    if data is None:
-        data = (getattr(item, "model_extra", None) or {}).get("provider_data")
-    return data if isinstance(data, dict) else {}
+    return agents.Agent(name="streamfix", model=model, tools=testing.openai_agents_tools(scenario))
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:

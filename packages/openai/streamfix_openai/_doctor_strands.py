@@ -18,32 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import logging
-from collections.abc import Iterator
 from typing import Any
 
 from streamfix import testing
 
 __all__ = ["STRANDS_DRIVER", "agent", "drive", "quiet", "read", "run_streamed", "tools"]
 
-PROMPT = testing.DOCTOR_PROMPT
-
-
-def _answer(tool_use: Any, **_: Any) -> dict[str, Any]:
-    return {"toolUseId": tool_use["toolUseId"], "status": "success", "content": [{"text": "ok"}]}
-
-
-def tools(scenario: testing.Scenario) -> list[Any]:
-    """A strands ``PythonAgentTool`` of each name the scenario's calls use, taking any
-    object and answering ``"ok"``."""
-    module: Any = importlib.import_module("strands.tools.tools")
-    schema = {"json": {"type": "object"}}
-    return [
-        module.PythonAgentTool(
-            name, {"name": name, "description": name, "inputSchema": schema}, _answer
-        )
-        for name in testing.tool_names(scenario)
-    ]
+tools = testing.strands_tools
+run_streamed = testing.strands_run
+read = testing.strands_read
 
 
 def agent(scenario: testing.Scenario, **options: Any) -> Any:
@@ -58,43 +41,10 @@ def agent(scenario: testing.Scenario, **options: Any) -> Any:
     return strands.Agent(model=model, tools=tools(scenario), callback_handler=None)
 
 
-async def run_streamed(agent: Any) -> Any:
-    """``Agent.stream_async`` read to its end: the agent (its ``messages``), and the
-    events."""
-    events = [event async for event in agent.stream_async(PROMPT)]
-    return agent, events
-
-
-def read(ran: Any) -> testing.Outcome:
-    """The first assistant message's calls (name, input) and text."""
-    agent, _ = ran
-    message = next((m for m in agent.messages if m["role"] == "assistant"), None)
-    if message is None:
-        return testing.Outcome(error="no model response")
-    calls, text = [], []
-    for block in message["content"]:
-        if "toolUse" in block:
-            use = block["toolUse"]
-            calls.append((use["name"], use["input"]))  # parsed by strands, as it runs it
-        elif "text" in block:
-            text.append(block["text"])
-    return testing.Outcome(tuple(calls), "".join(text))
-
-
-@contextlib.contextmanager
-def quiet() -> Iterator[None]:
+def quiet() -> contextlib.AbstractContextManager[None]:
     """strands' warnings (arguments it could not parse, calls it skipped) kept off the
-    doctor's output while a scenario runs: a handler of its own on the ``strands``
-    logger, removed after."""
-    logger = logging.getLogger("strands")
-    handler = logging.NullHandler()
-    logger.addHandler(handler)
-    propagate, logger.propagate = logger.propagate, False
-    try:
-        yield
-    finally:
-        logger.propagate = propagate
-        logger.removeHandler(handler)
+    doctor's output while a scenario runs."""
+    return testing.quiet_loggers("strands")
 
 
 def drive(scenario: testing.Scenario) -> testing.Outcome:

@@ -25,6 +25,11 @@ pytest plugin, and what the doctor's drivers share.
   :func:`served_response`, :func:`sse`, :func:`tool_names`, :func:`declared_tools`), and
   what the framework raised read as the doctor counts it (:func:`outcome_of`,
   :func:`raised`, :func:`settled`: the wire's documented end of an unrepairable shape);
+- what the two columns of each agent SDK (its model on the openai wire and on litellm's)
+  share: the tools, the streamed run and its reading (:func:`openai_agents_tools`,
+  :func:`openai_agents_run`, :func:`openai_agents_read`, :func:`provider_data`;
+  :func:`strands_tools`, :func:`strands_run`, :func:`strands_read`), and
+  :func:`quiet_loggers`;
 - the native columns' shared serving (the frameworks' own paths for the other dialects):
   :func:`native_server`, :func:`native_outcome`, :func:`aclose`;
 - live checks (``streamfix doctor --live``): :class:`LiveCase` / :data:`LIVE_CASES`,
@@ -42,6 +47,7 @@ imports this package only when one of its fixtures is used.
 """
 
 from . import (
+    _agent_sdks,
     _asgi,
     _canonical,
     _capture,
@@ -57,6 +63,7 @@ from . import (
     _served,
     _server,
 )
+from ._agent_sdks import *  # noqa: F403
 from ._asgi import *  # noqa: F403
 from ._canonical import *  # noqa: F403
 from ._capture import *  # noqa: F403
@@ -73,6 +80,7 @@ from ._served import *  # noqa: F403
 from ._server import *  # noqa: F403
 
 __all__: list[str] = []
+__all__ += _agent_sdks.__all__
 __all__ += _asgi.__all__
 __all__ += _canonical.__all__
 __all__ += _capture.__all__

@@ -117,7 +117,7 @@ def test_signatures_kept_on_their_calls(
     back from."""
     _, (result, _) = _run(streamfix_server, name)
     items = [i for i in result.raw_responses[0].output if i.type == "function_call"]
-    kept = tuple(driver._provider_data(item).get("thought_signature") for item in items)
+    kept = tuple(testing.provider_data(item).get("thought_signature") for item in items)
     assert kept == OPENAI[name].signatures
 
 
