@@ -34,10 +34,6 @@ PROMPT = testing.DOCTOR_PROMPT
 # -- openai-agents -----------------------------------------------------------------------------
 
 
-async def _agents_ok(context: Any, arguments: str) -> str:
-    return "ok"
-
-
 async def _agents_run(scenario: testing.Scenario) -> Any:
     openai: Any = importlib.import_module("openai")
     agents: Any = importlib.import_module("agents")
@@ -45,17 +41,7 @@ async def _agents_run(scenario: testing.Scenario) -> Any:
         base_url=f"{native_server().url}/v1", api_key=DOCTOR_API_KEY, max_retries=0
     )
     model = agents.OpenAIResponsesModel(model=scenario.name, openai_client=client)
-    tools = [
-        agents.FunctionTool(
-            name=name,
-            description=name,
-            params_json_schema={"type": "object", "properties": {}},
-            on_invoke_tool=_agents_ok,
-            strict_json_schema=False,
-        )
-        for name in tool_names(scenario)
-    ]
-    agent = agents.Agent(name="streamfix", model=model, tools=tools)
+    agent = agents.Agent(name="streamfix", model=model, tools=testing.openai_agents_tools(scenario))
     config = agents.RunConfig(tracing_disabled=True)
     try:
         result = agents.Runner.run_streamed(agent, PROMPT, run_config=config)
