@@ -9,7 +9,9 @@ default import mode puts each test file's folder first on ``sys.path``.
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,28 @@ else:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 _TESTS = Path(__file__).parent
+
+# Garbage is collected between tests, never in the middle of one. A synchronous HTTP stream a
+# library abandons when it raises (stock litellm's Responses bridge, mid-stream or before it
+# returns the stream) holds its pooled connection until the collector finalizes it; httpx
+# then closes it under the pool's lock, and a collection that starts while the same thread
+# holds that lock (its next request on the same pool) leaves the thread waiting on itself
+# for ever (encode/httpcore#990; it held a CI run until its limit). So automatic collection
+# is off in the test process: each test's garbage is collected when it ends, everything
+# when a module ends, where no lock is held.
+gc.disable()
+
+
+@pytest.fixture(autouse=True)
+def _garbage_collected_after_each_test() -> Iterator[None]:
+    yield
+    gc.collect(0)  # what the test allocated: nothing is collected, so nothing promoted, meanwhile
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _garbage_collected_after_each_module() -> Iterator[None]:
+    yield
+    gc.collect()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

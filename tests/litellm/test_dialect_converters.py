@@ -94,20 +94,10 @@ def _completion(request: dict[str, Any], mode: str) -> tuple[list[Any], BaseExce
     yields, and what the iteration raised."""
     kwargs = {"messages": USER, "api_key": "sk-test", "stream": True, "max_retries": 0}
     kwargs.update(request)
-    seen: list[Any] = []
 
-    async def run() -> None:
-        async for chunk in await litellm.acompletion(**kwargs):
-            seen.append(chunk)
-
-    try:
-        if mode == "sync":
-            seen.extend(litellm.completion(**kwargs))
-        else:
-            asyncio.run(run())
-    except Exception as error:
-        return seen, error
-    return seen, None
+    if mode == "sync":
+        return streamfix.testing.drain(lambda: litellm.completion(**kwargs))
+    return asyncio.run(streamfix.testing.adrain(lambda: litellm.acompletion(**kwargs)))
 
 
 def _outcome(chunks: list[Any], error: BaseException | None) -> streamfix.testing.Outcome:
@@ -229,12 +219,9 @@ def _bedrock(events: list[dict[str, Any]]) -> tuple[list[Any], BaseException | N
     client = HTTPHandler(client=httpx.Client(transport=httpx.MockTransport(answer)))
     credentials = {"aws_access_key_id": "x", "aws_secret_access_key": "y"}
     request = {"model": BEDROCK_MODEL, "client": client, "aws_region_name": "us-east-1"}
-    seen: list[Any] = []
-    try:
-        seen.extend(litellm.completion(messages=USER, stream=True, **request, **credentials))
-    except Exception as error:
-        return seen, error
-    return seen, None
+    return streamfix.testing.drain(
+        lambda: litellm.completion(messages=USER, stream=True, **request, **credentials)
+    )
 
 
 BEDROCK = sorted(n for n, s in SCENARIOS.items() if s.dialect == "bedrock" and s.error is None)

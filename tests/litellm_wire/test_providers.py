@@ -16,7 +16,7 @@ from anthropic_app import AnthropicServer
 from wire_http import API_KEY, TOOLS, USER, naive, naive_right
 
 import streamfix
-from streamfix.testing import ReplayServer
+from streamfix.testing import ReplayServer, adrain, drain
 
 pytestmark = pytest.mark.shim_only
 
@@ -55,23 +55,9 @@ def _anthropic(server: AnthropicServer, name: str, mode: str, **more: Any) -> An
         "stream": True,
         **more,
     }
-    seen: list[Any] = []
     if mode == "sync":
-        try:
-            seen.extend(litellm.completion(**kwargs))
-        except Exception as error:
-            return seen, error
-        return seen, None
-
-    async def run() -> BaseException | None:
-        try:
-            async for chunk in await litellm.acompletion(**kwargs):
-                seen.append(chunk)
-        except Exception as error:
-            return error
-        return None
-
-    return seen, asyncio.run(run())
+        return drain(lambda: litellm.completion(**kwargs))
+    return asyncio.run(adrain(lambda: litellm.acompletion(**kwargs)))
 
 
 def test_anthropic_parallel_tool_use(anthropic: AnthropicServer, patched: None, mode: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import litellm
 
 import streamfix.testing
-from streamfix.testing import ReplayServer, Scenario
+from streamfix.testing import ReplayServer, Scenario, adrain, drain
 
 __all__ = ["API_KEY", "SCENARIOS", "TOOLS", "USER", "naive", "naive_right", "stream", "target"]
 
@@ -42,26 +42,10 @@ def stream(
     ``completion(stream=True)``, ``async`` iterates ``acompletion``), and what the
     iteration raised (``None`` if it ended)."""
     model, base = target(server, name)
-    seen: list[Any] = []
     kwargs = {"model": model, "api_base": base, "messages": USER, "api_key": API_KEY, **more}
     if mode == "sync":
-        try:
-            for chunk in litellm.completion(stream=True, **kwargs):
-                seen.append(chunk)
-        except Exception as error:
-            return seen, error
-        return seen, None
-
-    async def run() -> BaseException | None:
-        try:
-            response = await litellm.acompletion(stream=True, **kwargs)
-            async for chunk in response:
-                seen.append(chunk)
-        except Exception as error:
-            return error
-        return None
-
-    return seen, asyncio.run(run())
+        return drain(lambda: litellm.completion(stream=True, **kwargs))
+    return asyncio.run(adrain(lambda: litellm.acompletion(stream=True, **kwargs)))
 
 
 def naive(chunks: list[Any]) -> list[tuple[Any, ...]]:

@@ -15,6 +15,8 @@ from typing import Any
 
 from proxy_helpers import SCENARIOS, TOOLS, USER, Expected, expected, same_calls
 
+from streamfix.testing import drain
+
 
 @dataclass
 class Outcome:
@@ -67,8 +69,8 @@ def python_litellm(base_url: str, name: str) -> Outcome:
     ollama = SCENARIOS[name].dialect == "ollama"
     model = f"ollama_chat/{name}" if ollama else f"openai/{name}"
     api_base = base_url.removesuffix("/v1") if ollama else base_url
-    try:
-        stream = litellm.completion(
+    chunks, error = drain(
+        lambda: litellm.completion(
             model=model,
             api_base=api_base,
             api_key="sk-streamfix-test",
@@ -76,10 +78,13 @@ def python_litellm(base_url: str, name: str) -> Outcome:
             tools=TOOLS,
             stream=True,
         )
-        chunks = list(stream)
-        built: Any = litellm.stream_chunk_builder(chunks, messages=USER)
-    except Exception as error:
+    )
+    if error is not None:
         return Outcome(error=str(error))
+    try:
+        built: Any = litellm.stream_chunk_builder(chunks, messages=USER)
+    except Exception as failed:
+        return Outcome(error=str(failed))
     message = built.choices[0].message
     calls = [
         (c.id, c.function.name, parsed(c.function.arguments)) for c in message.tool_calls or []

@@ -83,7 +83,9 @@ def live(target: testing.LiveTarget, case: testing.LiveCase, stream: bool) -> te
         with _quiet(litellm):
             if not stream:
                 return litellm.completion(**request)
-            chunks = list(litellm.completion(**request, stream=True))
+            chunks, error = testing.drain(lambda: litellm.completion(**request, stream=True))
+            if error is not None:
+                raise error
             return litellm.stream_chunk_builder(chunks, messages=request["messages"])
 
     def read(response: Any) -> testing.Outcome:

@@ -10,8 +10,8 @@ text, the error it surfaced). :func:`judge` compares an outcome with what the sc
 give. A driver imports its framework inside its drive function, never at import.
 
 The helpers (:func:`run_case`, :func:`fresh_chunks`, :func:`failure`,
-:func:`parse_arguments`, :func:`openai_stream`, :func:`litellm_stream`) are what several
-drivers need, kept here so that no shim imports another.
+:func:`parse_arguments`, :func:`openai_stream`, :func:`litellm_stream`, :func:`drain`,
+:func:`adrain`) are what several drivers need, kept here so that no shim imports another.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import copy
 import importlib
 import importlib.util
 import json
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import AsyncIterable, Awaitable, Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import StreamFixError
 from ._corpus import Dialect, Scenario
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Driver",
     "Outcome",
+    "adrain",
+    "drain",
     "failure",
     "fresh_chunks",
     "judge",
@@ -45,6 +47,8 @@ __all__ = [
 ]
 
 _CRASHES = (KeyError, TypeError, IndexError, AttributeError, ValueError)
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -187,6 +191,76 @@ def run_case(run: Callable[[], Any], read: Callable[[Any], Outcome] = response_o
     except Exception as error:  # what the framework raised is the result
         return failure(error)
     return read(result)
+
+
+def drain(open_stream: Callable[[], Iterable[_T]]) -> tuple[list[_T], Exception | None]:
+    """Every item of the stream ``open_stream()`` returns, and what opening or reading it
+    raised (``None`` if it ended); the stream closed either way (its ``close()``).
+
+    A synchronous HTTP stream left unread (its consumer raised) holds a pooled connection
+    until the garbage collector finalizes it, at any allocation; httpx then closes it under
+    its connection pool's lock, and when that collection runs while the same thread holds
+    the lock (its next request on the same pool) the thread waits on itself for ever
+    (encode/httpcore#990). So the stream is closed here, and when anything raised, the
+    error's frames are cleared (its traceback still prints) and the garbage collected at
+    once, here, where no lock is held: that closes what the library itself left open on
+    the way (litellm's Responses bridge, raising mid-stream or before it returns)."""
+    items: list[_T] = []
+    stream: Iterable[_T] | None = None
+    try:
+        stream = open_stream()
+        for item in stream:
+            items.append(item)
+    except Exception as error:  # what the library raised is the result
+        _release(error)
+        return items, error
+    finally:
+        close = getattr(stream, "close", None)
+        if callable(close):
+            close()
+    return items, None
+
+
+async def adrain(
+    open_stream: Callable[[], Awaitable[AsyncIterable[_T]]],
+) -> tuple[list[_T], Exception | None]:
+    """:func:`drain` of an asynchronous stream (``await open_stream()``, closed with its
+    ``aclose()``)."""
+    items: list[_T] = []
+    stream: AsyncIterable[_T] | None = None
+    try:
+        stream = await open_stream()
+        async for item in stream:
+            items.append(item)
+    except Exception as error:  # what the library raised is the result
+        _release(error)
+        return items, error
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if callable(aclose):
+            await aclose()
+    return items, None
+
+
+def _release(error: BaseException) -> None:
+    """What ``error`` and the exceptions it carries (its cause and context, and those it
+    keeps as attributes: litellm's ``original_exception``) hold in their frames' locals
+    let go (the streams a library abandoned among them), then collected now."""
+    import gc  # noqa: PLC0415
+    import traceback  # noqa: PLC0415
+
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [error]
+    while todo:
+        current = todo.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if current.__traceback__ is not None:
+            traceback.clear_frames(current.__traceback__)
+        todo += (current.__cause__, current.__context__)
+        todo += (v for v in vars(current).values() if isinstance(v, BaseException))
+    gc.collect(1)  # what the call allocated is young; a full collection takes 0.2 s with litellm
 
 
 def _reasoning_signatures(message: Any) -> tuple[str, ...] | None:
