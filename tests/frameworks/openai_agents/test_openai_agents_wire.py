@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import agents_checks as checks
 import pytest
 from conftest import (
     NAMES,
@@ -20,12 +21,10 @@ from conftest import (
     assert_lost,
     assert_right,
     assert_same,
-    capture,
 )
 from support import assert_doctor_column
 
 import streamfix_openai
-from streamfix import testing
 from streamfix.testing import ReplayServer
 from streamfix_openai import _doctor_openai_agents as driver
 
@@ -45,42 +44,16 @@ STOCK_LOSSES = {
 STOCK_RIGHT = [name for name in NAMES if name not in STOCK_LOSSES]
 
 
-def _got(ran: Any) -> Got:
-    result, _ = ran
-    calls: list[tuple[str, Any, Any]] = []
-    text: list[str] = []
-    for item in result.raw_responses[0].output if result.raw_responses else ():
-        if item.type == "function_call":
-            calls.append((item.name, testing.parse_arguments(item.arguments), item.call_id))
-        elif item.type == "message":
-            text += [part.text for part in item.content if part.type == "output_text"]
-    return Got(calls, "".join(text))
-
-
 def _run(server: ReplayServer, name: str) -> tuple[Got, Any]:
-    scenario = OPENAI[name]
-    agent = driver.agent(scenario, base_url=server.openai_base_url)
-    results: list[Any] = []
-
-    async def go() -> Any:
-        results.append(await driver.run_streamed(agent))
-        return results[-1]
-
-    return capture(scenario, go, _got, driver.read), (results[0] if results else None)
+    agent = driver.agent(OPENAI[name], base_url=server.openai_base_url)
+    return checks.run(driver, OPENAI[name], agent)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_patched_right(streamfix_server: ReplayServer, patched: None, name: str) -> None:
     got, ran = _run(streamfix_server, name)
-    scenario = OPENAI[name]
-    assert_right(scenario, got)
-    if ran is not None and scenario.calls:  # the tools ran, the follow-up is the output
-        result, events = ran
-        called = [
-            e.item.raw_item.call_id for e in events if getattr(e, "name", "") == "tool_called"
-        ]
-        assert called == got.ids
-        assert result.final_output == scenario.follow_up
+    assert_right(OPENAI[name], got)
+    checks.assert_tools_ran(OPENAI[name], got, ran)
 
 
 @pytest.mark.stock_failure
@@ -88,11 +61,6 @@ def test_patched_right(streamfix_server: ReplayServer, patched: None, name: str)
 def test_stock_loses(streamfix_server: ReplayServer, name: str) -> None:
     got, _ = _run(streamfix_server, name)
     assert_lost(OPENAI[name], got)
-
-
-def _events(ran: Any) -> list[str]:
-    _, events = ran
-    return [f"{event.type}:{getattr(event, 'name', '')}" for event in events]
 
 
 @pytest.mark.parametrize("name", STOCK_RIGHT)
@@ -106,7 +74,7 @@ def test_where_stock_is_right_patched_is_the_same(
     patched, patched_ran = _run(streamfix_server, name)
     assert_same(OPENAI[name], stock, patched)
     if name in PASSED_THROUGH:
-        assert _events(patched_ran) == _events(stock_ran)
+        assert checks.events(patched_ran) == checks.events(stock_ran)
 
 
 @pytest.mark.parametrize("name", ["f1-signature", "a1-signature", "f2-late-signature"])
@@ -115,10 +83,8 @@ def test_signatures_kept_on_their_calls(
 ) -> None:
     """The thought signature on its own call (``provider_data``), where the SDK sends it
     back from."""
-    _, (result, _) = _run(streamfix_server, name)
-    items = [i for i in result.raw_responses[0].output if i.type == "function_call"]
-    kept = tuple(testing.provider_data(item).get("thought_signature") for item in items)
-    assert kept == OPENAI[name].signatures
+    _, ran = _run(streamfix_server, name)
+    assert checks.signatures(ran) == OPENAI[name].signatures
 
 
 def test_thinking_block_signature_kept(streamfix_server: ReplayServer, patched: None) -> None:
