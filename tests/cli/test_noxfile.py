@@ -46,3 +46,62 @@ def test_each_description_is_a_whole_sentence(name: str) -> None:
     first = SESSIONS[name].splitlines()[0]
     assert first[:1].isupper() and first.endswith("."), first
     assert not re.search(r"\bissues? \d", SESSIONS[name]), SESSIONS[name]
+
+
+# The pins (issue 40): the default run installs what it was tested with.
+PINS = NOXFILE.parent / ".ci" / "pins"
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
+
+
+@pytest.mark.parametrize("name", _default_sessions())
+def test_every_default_session_has_its_pins(name: str) -> None:
+    stem = _slug(name)
+    files = [p for p in PINS.glob("*.txt") if p.stem == stem or p.stem.startswith(stem + "-")]
+    assert files, f"no pins for {name!r} in {PINS}: STREAMFIX_PINS=write nox -s {name}"
+
+
+def test_pins_are_exact_and_never_the_project() -> None:
+    for path in sorted(PINS.glob("*.txt")):
+        lines = [x for x in path.read_text().splitlines() if x and not x.startswith("#")]
+        assert lines, path.name
+        loose = [x for x in lines if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==\S+", x)]
+        assert loose == [], path.name
+        assert not [x for x in lines if x.lower().startswith("adk-streamfix")], path.name
+
+
+def _installs(node: ast.AST) -> list[ast.Call]:
+    """The install calls in ``node``: ``session.install(...)`` and ``_install(...)``."""
+    names = ("session.install", "_install")
+    return [
+        n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) in names
+    ]
+
+
+def _under_pins(function: ast.FunctionDef) -> set[int]:
+    """The ids of the install calls inside a ``with _pins(session...)`` block."""
+    inside = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.With) and any(
+            ast.unparse(item.context_expr).startswith("_pins(") for item in node.items
+        ):
+            inside |= {id(call) for call in _installs(node)}
+    return inside
+
+
+FUNCTIONS = {
+    node.name: node
+    for node in TREE.body
+    if isinstance(node, ast.FunctionDef) and (node.name in SESSIONS or node.name == "_shim_tests")
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_install_is_under_its_pins(name: str) -> None:
+    """A session (or the shared shim-session body) installs nothing outside its pins."""
+    function = FUNCTIONS[name]
+    inside = _under_pins(function)
+    loose = [ast.unparse(c) for c in _installs(function) if id(c) not in inside]
+    assert loose == [], f"{name} installs outside `with _pins(session)`: {loose}"
