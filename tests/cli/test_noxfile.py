@@ -75,9 +75,7 @@ def test_pins_are_exact_and_never_the_project() -> None:
 def _installs(node: ast.AST) -> list[ast.Call]:
     """The install calls in ``node``: ``session.install(...)`` and ``_install(...)``."""
     names = ("session.install", "_install")
-    return [
-        n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) in names
-    ]
+    return [n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) in names]
 
 
 def _under_pins(function: ast.FunctionDef) -> set[int]:
