@@ -25,6 +25,7 @@ from adk_fakes import (
 )
 from google.adk.models.lite_llm import LiteLlm
 from google.genai import types
+from support import report_stock_loss
 
 import streamfix
 from streamfix_adk import _versions
@@ -117,8 +118,9 @@ def test_stock_truncation_mid_value() -> None:
         codes = [r.error_code for r in finals(run(LiteLlm, ENDS_MID_VALUE))]
         assert types.FinishReason.MALFORMED_FUNCTION_CALL in codes
     else:
-        with pytest.raises(ValueError, match=r"Unterminated string|Expecting"):
+        with pytest.raises(ValueError) as raised:
             run(LiteLlm, ENDS_MID_VALUE)
+        report_stock_loss("adk ends-mid-value", str(raised.value), "Unterminated string")
 
 
 PROVIDER_ERROR = [

@@ -14,10 +14,15 @@ from typing import Any
 import litellm
 import pytest
 from conftest import USER, assembled_calls, expected_calls
+from support import report_stock_loss
 
 import streamfix
 import streamfix.testing
 from streamfix.testing import ReplayServer
+
+#: How stock litellm words an Ollama error line mid-stream (the known wording: reported when
+#: it changes, ``support.report_stock_loss``).
+OLLAMA_KEYERROR = "litellm.BadRequestError: Ollama_chatException - KeyError: 'message'"
 
 OPENAI = streamfix.testing.scenarios("openai")
 COMPLETE = sorted(n for n, s in OPENAI.items() if s.error is None and not s.truncated)
@@ -182,7 +187,7 @@ def test_ollama_out_of_memory_stock_is_a_keyerror_400(streamfix_server: ReplaySe
     with pytest.raises(litellm.BadRequestError) as caught:
         asyncio.run(_read_oom_stream(streamfix_server, seen))
     assert caught.value.status_code == 400
-    assert "KeyError: 'message'" in str(caught.value)
+    report_stock_loss("litellm ollama-oom-error", str(caught.value), OLLAMA_KEYERROR)
     assert [c.choices[0].delta.content for c in seen] == ["Let me"]
 
 

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support import report_stock_loss
 from support.sgpt_cli import sgpt
 
 import streamfix
@@ -36,7 +37,8 @@ def test_stock_sgpt_glues_three_calls_and_crashes(
     )
     assert run.code != 0
     assert "Traceback" in run.stderr
-    assert "JSONDecodeError" in run.stderr and "Extra data" in run.stderr
+    crash = run.stderr.strip().splitlines()[-1]  # the traceback's last line: the exception
+    report_stock_loss("sgpt cli b1-three-commands", crash, "JSONDecodeError: Extra data")
     assert run.ran == []
 
 

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from conftest import ROUNDS, expected_ran
+from support import report_stock_loss
 from support.sgpt_cli import sgpt
 
 from streamfix.testing import ReplayServer
@@ -28,7 +29,8 @@ def test_stock_sgpt_crashes_in_round_1(streamfix_server: ReplayServer, tmp_path:
     before = len(streamfix_server.requests)
     run = sgpt(streamfix_server, tmp_path / "home", SCRIPT, "--functions", patched=False)
     assert run.code != 0
-    assert "JSONDecodeError" in run.stderr and "Extra data" in run.stderr
+    crash = run.stderr.strip().splitlines()[-1]  # the traceback's last line: the exception
+    report_stock_loss("sgpt rounds-commands round 1", crash, "JSONDecodeError: Extra data")
     assert run.ran == []
     assert len(streamfix_server.requests) - before == 1
 

@@ -9,6 +9,7 @@ from importlib.metadata import version
 from typing import Any
 
 import pytest
+from support import report_stock_loss
 
 import streamfix
 import streamfix.testing
@@ -17,7 +18,8 @@ from streamfix.testing import Driver, judge
 pytestmark = pytest.mark.shim_only
 
 SCENARIOS = streamfix.testing.dialect_scenarios()
-#: what stock litellm's parsers and builder lose of the corpus
+#: what stock litellm's parsers and builder lose of the corpus: the doctor's reason with the
+#: pinned release (a loss in other words passes, reported: ``support.report_stock_loss``)
 STOCK_LOSES = {
     "j2-responses-done-only": "get_weather arguments {}",
     "j2-responses-item-done-only": "get_weather arguments {}",
@@ -61,7 +63,8 @@ def test_stock(name: str) -> None:
     scenario = SCENARIOS[name]
     ok, why = judge(scenario, _driver(scenario.dialect).drive(scenario))
     assert ok == (name not in STOCK_LOSES), why
-    assert why.startswith(STOCK_LOSES.get(name, ""))
+    if not ok:
+        report_stock_loss(f"litellm {name}", why, STOCK_LOSES[name])
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from support import direct
+from support import direct, report_stock_loss
 
 import streamfix
 import streamfix.testing
@@ -83,8 +83,9 @@ def test_installed_parser_leaves_the_numbering_to_the_repaired_stream(patched: N
 def test_stock_parser_fails_on_an_error_line_with_a_keyerror() -> None:
     from litellm.llms.ollama.common_utils import OllamaError
 
-    with pytest.raises(OllamaError, match="KeyError: 'message'"):
+    with pytest.raises(OllamaError) as raised:
         _parse("ollama-oom-error")
+    report_stock_loss("litellm ollama-oom-error parser", str(raised.value), "KeyError: 'message'")
 
 
 @pytest.mark.shim_only

@@ -6,13 +6,15 @@ framework's real client over real HTTP, through the check's recording proxy, str
 stock and then with its shim installed; the reference is the request the framework sent,
 answered non-streamed by llama-server and read from its JSON. Temperature 0 and seed 0.
 
-Patched must be right everywhere. Stock is asserted as it is (:data:`STOCK`: the reason
-the check gives, empty where stock is right), so that a change in either shows.
+Patched must be right everywhere. Stock is asserted as it is (:data:`STOCK`: right or
+wrong), so that a change in either shows; where it is wrong in other words than the check
+gave, the new words are reported (``support.report_stock_loss``), not failed.
 """
 
 from __future__ import annotations
 
 import pytest
+from support import report_stock_loss
 
 from streamfix.testing import DRIVERS, LIVE_CASES, LiveTarget, live_applies, live_check
 
@@ -45,8 +47,8 @@ def test_streamed_equals_non_streamed(llama_target: LiveTarget, framework: str, 
     assert result.patched_ok, (result.patched_why, result.patched, result.reference)
     expected = STOCK.get((framework, case), "")
     assert result.stock_ok == (not expected), (result.stock_why, result.stock)
-    assert result.stock_why.startswith(expected), (result.stock_why, result.stock)
     if expected:
+        report_stock_loss(f"{framework} {case}", result.stock_why, expected)
         return
     # Where stock is right, patched gives what stock gives (google-adk 2.13's own
     # MAX_TOKENS response for the call cut off included: it loses nothing).

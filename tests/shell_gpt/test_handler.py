@@ -15,7 +15,7 @@ from typing import Any
 import click
 import pytest
 import support
-from support import Chunk
+from support import Chunk, report_stock_loss
 
 ANSWER = "All done."
 
@@ -130,8 +130,9 @@ THREE = ["ls -la", "pwd", 'echo "done"']
 def test_three_commands_stock_glues_them_into_one_corrupt_call(
     kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with pytest.raises(json.JSONDecodeError, match="Extra data"):
+    with pytest.raises(json.JSONDecodeError) as raised:
         run([sequential(THREE), text()], kind, monkeypatch)
+    report_stock_loss(f"sgpt three commands {kind}", str(raised.value), "Extra data")
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -325,8 +326,9 @@ def test_name_in_pieces_stock(monkeypatch: pytest.MonkeyPatch) -> None:
         chunk(tc(0, name="_command", args=cmd("uname"))),
         chunk(finish="tool_calls"),
     ]
-    with pytest.raises(ValueError, match="Function _command not found"):
+    with pytest.raises(ValueError) as raised:
         run([stream, text()], "openai", monkeypatch)
+    report_stock_loss("sgpt name in pieces", str(raised.value), "Function _command not found")
 
 
 # --- text only: output unchanged ---------------------------------------------------------

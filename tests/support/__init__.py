@@ -15,6 +15,8 @@ Importable from every test folder (``pythonpath = ["tests"]`` in ``pyproject.tom
   tests; imported by name, it needs google-adk);
 - :mod:`support.doctor`: ``assert_doctor_column()``, one doctor column on the corpus
   (stock loses exactly what a framework's tests name, patched nothing);
+- :mod:`support.drift`: ``report_stock_loss()``, a stock loss in other words than the
+  known ones reported (a warning, a line of ``STREAMFIX_DRIFT_REPORT``), never asserted;
 - :mod:`support.direct`: direct mode (``STREAMFIX_DIRECT=1``), the shim tests run against
   a framework patched with ``docs/upstream/<framework>.patch``.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 from support.chunks import ABSENT, Chunk, chunk, tc
 from support.direct import deselect_in_direct_mode, direct, redirect
 from support.doctor import assert_doctor_column
+from support.drift import StockLossDrift, report_stock_loss
 from support.fixtures import shim_fixture
 from support.wire import KINDS, Kind, convert, to_litellm, to_openai
 
@@ -34,12 +37,14 @@ __all__ = [
     "KINDS",
     "Chunk",
     "Kind",
+    "StockLossDrift",
     "assert_doctor_column",
     "chunk",
     "convert",
     "deselect_in_direct_mode",
     "direct",
     "redirect",
+    "report_stock_loss",
     "shim_fixture",
     "tc",
     "to_litellm",

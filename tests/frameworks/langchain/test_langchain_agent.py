@@ -28,6 +28,7 @@ from conftest import (
     assert_same,
     wire_error,
 )
+from support import report_stock_loss
 
 import streamfix
 import streamfix_openai
@@ -183,7 +184,9 @@ def test_stock_glued_call_crashes_the_tool_node(streamfix_server: ReplayServer) 
     ``ToolMessage`` refuses the missing id; no tool runs."""
     got, run = _step(streamfix_server, "b3-same-index")
     assert got.named == [("get_weatherget_time", {"city": "Paris"})]
-    assert run.ran == [] and "tool_call_id" in str(run.error)
+    assert run.ran == [] and run.error is not None
+    known = "1 validation error for ToolMessage\ntool_call_id\n"
+    report_stock_loss("langchain agent b3-same-index", str(run.error), known)
 
 
 def test_patched_cut_call_runs_nothing(streamfix_server: ReplayServer, patched: None) -> None:

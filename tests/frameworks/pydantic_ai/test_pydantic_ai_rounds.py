@@ -20,6 +20,7 @@ from typing import Any
 import openai
 import pytest
 from conftest import ROUNDS_QUESTION, rounds_ran, rounds_tool
+from support import report_stock_loss
 
 from streamfix import testing
 from streamfix.testing import ReplayServer
@@ -95,10 +96,11 @@ def test_stock_stops_in_round_2_on_the_shared_id(streamfix_server: ReplayServer)
     assert sorted(loop.ran, key=repr) == sorted(rounds_ran(SCRIPT)[:2], key=repr)
     assert loop.requests == 2
     assert isinstance(loop.error, pydantic_ai.exceptions.UnexpectedModelBehavior)
-    assert str(loop.error) == (
+    known = (
         "Function tool calls must have unique `tool_call_id` values;"
         " duplicate `tool_call_id`s: ['call_2a']"
     )
+    report_stock_loss("pydantic-ai rounds round 2", str(loop.error), known)
 
 
 def test_patched_completes_five_rounds(streamfix_server: ReplayServer, patched: None) -> None:
