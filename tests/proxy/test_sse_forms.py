@@ -3,6 +3,7 @@ strings, the characters where ``str.splitlines()`` also breaks a line (U+2028, U
 U+0085, ``\\x0b``, ``\\x0c``, ``\\x1c``-``\\x1e``), in every event form the SSE
 specification allows, goes through the proxy unchanged: the client reads the same chunks
 (each one-line event byte for byte), and the assembled answer keeps every character.
+Ollama's NDJSON lines the same.
 
 U+2028, U+2029 and U+0085 are valid raw in a JSON string: they stand in the calls'
 arguments, whose events pass byte for byte. The five control characters are not (JSON
@@ -123,10 +124,10 @@ def proxy(upstream: UpstreamServer) -> Iterator[ProxyServer]:
 
 def _request(form: str, piece: int = 0) -> dict[str, Any]:
     return {
-        "model": "raw-sse",
+        "model": "raw-body",
         "messages": USER,
         "stream": True,
-        "x_sse": _body(form),
+        "x_body": _body(form),
         "x_piece": piece,
     }
 
@@ -166,10 +167,10 @@ def test_the_openai_sdk_through_the_proxy_keeps_every_character(
 ) -> None:
     client = openai.OpenAI(base_url=proxy.openai_base_url, api_key="sk-test", max_retries=0)
     stream = client.chat.completions.create(
-        model="raw-sse",
+        model="raw-body",
         messages=USER,  # type: ignore[arg-type]
         stream=True,
-        extra_body={"x_sse": _body(form)},
+        extra_body={"x_body": _body(form)},
     )
     text, arguments = "", ["", "", ""]
     for chunk in stream:
@@ -179,3 +180,37 @@ def test_the_openai_sdk_through_the_proxy_keeps_every_character(
             arguments[call.index] += (call.function and call.function.arguments) or ""
     assert text == TEXT
     assert arguments == [_arguments(char) for char in LEGAL]
+
+
+def _ollama_body() -> str:
+    """Ollama's NDJSON: text with each control character raw, one call a line with a
+    legal character raw in its arguments, the done line."""
+    base = {"model": "m", "created_at": "2025-01-01T00:00:00Z"}
+
+    def line(message: dict[str, Any], done: bool = False) -> str:
+        return _raw({**base, "message": {"role": "assistant", **message}, "done": done}) + "\n"
+
+    lines = [line({"content": f"a{char}b "}) for char in CONTROL]
+    for char in LEGAL:
+        function = {"name": "write_note", "arguments": json.loads(_arguments(char))}
+        lines.append(line({"content": "", "tool_calls": [{"function": function}]}))
+    return "".join(lines) + line({"content": ""}, done=True)
+
+
+@pytest.mark.parametrize("piece", [0, 5], ids=["whole", "5-bytes"])
+def test_ollama_lines_keep_every_character(piece: int, proxy: ProxyServer) -> None:
+    request = {
+        "model": "raw-body",
+        "messages": USER,
+        "x_body": _ollama_body(),
+        "x_type": "application/x-ndjson",
+        "x_piece": piece,
+    }
+    response = httpx.post(proxy.url + "/api/chat", json=request, timeout=30)
+    assert response.status_code == 200
+    lines = [json.loads(line) for line in response.content.decode("utf-8").split("\n") if line]
+    assert lines[-1]["done"] is True, lines[-1]
+    text = "".join(line["message"].get("content") or "" for line in lines)
+    calls = [e["function"] for line in lines for e in line["message"].get("tool_calls") or ()]
+    assert text == "".join(f"a{char}b " for char in CONTROL)
+    assert [c["arguments"]["text"] for c in calls] == [f"before{c}after" for c in LEGAL]
