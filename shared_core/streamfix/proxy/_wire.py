@@ -23,9 +23,9 @@ that is not SSE or not JSON end with what is complete, then an error. An OpenAI 
 whose every choice carried its ``finish_reason`` is complete even without ``[DONE]``.
 
 SSE is read by the project's one SSE decoder (:mod:`streamfix._sse`, per the SSE
-specification: a line ends only at ``\r\n``, ``\r`` or ``\n``; any event form, a
+specification: a line ends only at ``\\r\\n``, ``\\r`` or ``\\n``; any event form, a
 comment, ``event:``, ``id:``, ``retry:``, several ``data:`` lines); an event whose empty
-line never came is not one. NDJSON lines end at ``\n`` only (``\r\n``, ``\r``
+line never came is not one. NDJSON lines end at ``\\n`` only (``\\r\\n``, ``\\r``
 too); a last line without its line end is read when it is whole.
 """
 
@@ -73,8 +73,8 @@ def _dumps(value: Any) -> str:
 
 
 class _Splitter:
-    """NDJSON: bytes in as they arrive, complete lines out (split at ``\n``, ``\r\n`` or
-    ``\r`` only: U+2028 and the other breaks of ``str.splitlines()`` may stand raw inside
+    """NDJSON: bytes in as they arrive, complete lines out (split at ``\\n``, ``\\r\\n`` or
+    ``\\r`` only: U+2028 and the other breaks of ``str.splitlines()`` may stand raw inside
     a JSON string). Split on bytes: a UTF-8 character never holds a line end's byte, so
     each line is decoded on its own (and one that is not UTF-8 fails alone)."""
 
@@ -107,36 +107,38 @@ class _Event:
         self.text = text
 
 
-def _chunk(text: str) -> tuple[dict[str, Any], bool]:
-    """One event's or line's JSON object (:class:`WireError` when it is not one), and
-    whether its text is valid JSON as sent. A control character raw inside a string
-    (JSON wants it escaped) is read as the character: such a chunk goes out re-encoded,
-    valid, the character kept."""
-    exact = True
-    try:
-        chunk = json.loads(text)
-    except ValueError:
-        exact = False
-        try:
-            chunk = json.loads(text, strict=False)
-        except ValueError as error:
-            raise WireError(f"an upstream event is not JSON ({error})") from None
-    if not isinstance(chunk, dict):
-        name = type(chunk).__name__
+def _object(value: Any) -> dict[str, Any]:
+    """An upstream event's JSON value, which must be an object (:class:`WireError`)."""
+    if not isinstance(value, dict):
+        name = type(value).__name__
         raise WireError(f"an upstream event must be a JSON object, got {name}")
-    return chunk, exact
+    return value
+
+
+def _lenient(text: str) -> dict[str, Any]:
+    """An event that is not valid JSON as sent: read with a control character raw inside
+    a string (JSON wants it escaped) as the character. Such a chunk goes out re-encoded,
+    valid, the character kept."""
+    try:
+        return _object(json.loads(text, strict=False))
+    except ValueError as error:
+        raise WireError(f"an upstream event is not JSON ({error})") from None
 
 
 def _sse_event(event: SSEEvent) -> _Event | None:
     """An SSE event as an event (``None``: empty data). Its data is kept as sent when it
     can go out as one ``data:`` line (it holds no line end) and is valid JSON."""
     text = event.data
-    if text == "[DONE]" or text.strip() == "[DONE]":
+    if text == "[DONE]":
         return _Event(None, None)
-    if not text.strip():
-        return None
-    chunk, exact = _chunk(text)
-    return _Event(chunk, text if exact and "\n" not in text else None)
+    try:
+        return _Event(_object(json.loads(text)), None if "\n" in text else text)
+    except ValueError:
+        pass
+    stripped = text.strip()
+    if stripped == "[DONE]":
+        return _Event(None, None)
+    return _Event(_lenient(text), None) if stripped else None
 
 
 def _ndjson_event(record: bytes) -> _Event | None:
@@ -148,8 +150,10 @@ def _ndjson_event(record: bytes) -> _Event | None:
         raise WireError(f"the upstream's stream is not UTF-8 text ({error.reason})") from None
     if not line.strip():
         return None
-    chunk, exact = _chunk(line)
-    return _Event(chunk, line if exact else None)
+    try:
+        return _Event(_object(json.loads(line)), line)
+    except ValueError:
+        return _Event(_lenient(line), None)
 
 
 def read_chunks(data: bytes, dialect: Dialect) -> list[dict[str, Any]]:

@@ -108,9 +108,9 @@ def _parse_object(text: str, where: str) -> dict[str, Any]:
 
 def parse_sse(text: str, name: str = "stream") -> list[dict[str, Any]]:
     """The JSON objects of raw SSE text, read by the project's one SSE decoder
-    (:mod:`streamfix._sse`, the WHATWG specification: lines end only at ``\r\n``,
-    ``\r`` or ``\n``; comments, ``event:``/``id:``/``retry:`` and unknown fields skipped;
-    the ``data:`` lines of an event joined with ``\n``). An event's data ``[DONE]`` (or
+    (:mod:`streamfix._sse`, the WHATWG specification: lines end only at ``\\r\\n``,
+    ``\\r`` or ``\\n``; comments, ``event:``/``id:``/``retry:`` and unknown fields skipped;
+    the ``data:`` lines of an event joined with ``\\n``). An event's data ``[DONE]`` (or
     empty) is skipped; an event whose empty line never came is not one (the stream was
     cut inside it). ``name`` is used in error messages.
 
@@ -131,7 +131,7 @@ def parse_sse(text: str, name: str = "stream") -> list[dict[str, Any]]:
 
 def parse_lines(text: str, name: str = "stream") -> list[dict[str, Any]]:
     """The JSON objects of JSONL / NDJSON text, one per non-blank line (a line ends at
-    ``\n``, its ``\r`` before it ignored, nowhere else: U+2028 and the other breaks of
+    ``\\n``, its ``\\r`` before it ignored, nowhere else: U+2028 and the other breaks of
     ``str.splitlines()`` may stand raw inside a JSON string).
 
     Raises :class:`CaptureError` on a line that is not one JSON object.
