@@ -1,13 +1,13 @@
 """Server-sent events decoded as the WHATWG HTML specification says ("Parsing an event
 stream"), sans-I/O: bytes in as they arrive, events out. The one SSE decoder of the
-project: the proxy reads its upstream with it, the test kit its captures and servers.
+project: the proxy reads its upstream with it, the test kit its captures (``parse_sse``).
 
 Read as the specification reads a stream:
 
-- a line ends at ``\\r\\n``, ``\\r`` or ``\\n`` and nowhere else (never where
-  ``str.splitlines()`` also breaks: U+2028, U+2029, U+0085, ``\\x0b``, ``\\x0c``,
-  ``\\x1c``-``\\x1e``, which JSON allows raw inside a string); a ``\\r\\n`` split between
-  two pieces of the stream is one line end;
+- a line ends at ``\\r\\n``, ``\\r`` or ``\\n`` and nowhere else: never where
+  ``str.splitlines()`` also breaks (U+2028, U+2029, U+0085, which JSON allows raw inside
+  a string, ``\\x0b``, ``\\x0c``, ``\\x1c``-``\\x1e``); a ``\\r\\n`` split between two
+  pieces of the stream is one line end;
 - one leading byte order mark is skipped;
 - an empty line dispatches the event; one with no ``data`` field is no event;
 - ``data`` lines are joined with ``\\n``; ``event`` sets the event's type (``message``
@@ -129,9 +129,6 @@ class SSEDecoder:
 
     def _event(self, text: str) -> SSEEvent | None:
         """The event of one block's lines (``None``: no ``data`` line)."""
-        if text.startswith("data:") and "\n" not in text:  # the common event: one data line
-            value = text[5:]
-            return SSEEvent(value[1:] if value[:1] == " " else value, "message", self.last_event_id)
         for line in text.split("\n"):
             if line and line[0] != ":":  # not an empty line left by the split, a comment
                 self._field(line)

@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from streamfix._sse import SSEDecoder, SSEError, SSEEvent
 from streamfix.testing import CaptureError, parse_lines, parse_sse, read_capture
@@ -191,3 +193,41 @@ def test_a_capture_file_ends_its_last_event(tmp_path: Path) -> None:
     )
     capture = read_capture(path)
     assert (capture.format, capture.chunks) == ("sse", (chunk,))
+
+
+# --- any stream, any way it arrives -----------------------------------------------------------
+
+_TEXT = st.text(st.characters(exclude_characters="\r\n", exclude_categories=("Cs",)), max_size=12)
+_EVENT = st.tuples(st.lists(_TEXT, min_size=1, max_size=3), _TEXT, _TEXT.filter(str.isalnum))
+
+
+@given(
+    events=st.lists(_EVENT, max_size=5),
+    end=st.sampled_from(["\n", "\r\n", "\r"]),
+    space=st.booleans(),
+    cuts=st.lists(st.integers(min_value=0), max_size=6),
+)
+def test_any_stream_any_pieces(
+    events: list[tuple[list[str], str, str]], end: str, space: bool, cuts: list[int]
+) -> None:
+    """Events written with any data (every character but the line ends), type and id, any
+    line end, with or without the space, and cut anywhere, read back as written."""
+    sep = ": " if space else ":"
+    text = ""
+    for data, kind, event_id in events:
+        text += f":comment{end}event{sep}{kind}{end}id{sep}{event_id}{end}"
+        text += "".join(f"data{sep}{line}{end}" for line in data) + end
+    data = text.encode()
+    points = sorted({cut % (len(data) + 1) for cut in cuts})
+    pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+    decoder = SSEDecoder()
+    got = [event for piece in pieces for event in decoder.feed(piece)]
+
+    def read(value: str) -> str:  # one space after the colon goes: the value's own, without
+        return value if space or value[:1] != " " else value[1:]
+
+    want = [
+        SSEEvent("\n".join(map(read, lines)), read(kind) or "message", event_id)
+        for lines, kind, event_id in events
+    ]
+    assert got == want

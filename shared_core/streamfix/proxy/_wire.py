@@ -351,8 +351,8 @@ class RepairedStream:
         self.chunks_in = 0
         self._keep = keep
         ollama = dialect == "ollama"
-        self._lines = _Splitter() if ollama else None  # NDJSON's; SSE's decoder:
-        self._decoder = SSEDecoder(max_event_bytes=MAX_EVENT_BYTES)
+        self._lines = _Splitter() if ollama else None  # Ollama's NDJSON, line by line
+        self._decoder = SSEDecoder(max_event_bytes=MAX_EVENT_BYTES)  # OpenAI's SSE
         self._writer: _OpenAIWriter | _OllamaWriter = _OllamaWriter() if ollama else _OpenAIWriter()
         self._settled = False  # the repairer's finish() was called
         self._seen: set[Any] = set()  # choices seen, and those that carried a finish reason
