@@ -131,14 +131,15 @@ def parse_sse(text: str, name: str = "stream") -> list[dict[str, Any]]:
 
 def parse_lines(text: str, name: str = "stream") -> list[dict[str, Any]]:
     """The JSON objects of JSONL / NDJSON text, one per non-blank line (a line ends at
-    ``\\n``, its ``\\r`` before it ignored, nowhere else: U+2028 and the other breaks of
-    ``str.splitlines()`` may stand raw inside a JSON string).
+    ``\\r\\n``, ``\\r`` or ``\\n``, as the proxy splits them, and nowhere else: U+2028
+    and the other breaks of ``str.splitlines()`` may stand raw inside a JSON string).
 
     Raises :class:`CaptureError` on a line that is not one JSON object.
     """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return [
         _parse_object(line, f"{name}:{number}")
-        for number, line in enumerate(text.split("\n"), 1)
+        for number, line in enumerate(lines, 1)
         if line.strip()
     ]
 
