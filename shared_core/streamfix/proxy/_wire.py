@@ -25,8 +25,10 @@ whose every choice carried its ``finish_reason`` is complete even without ``[DON
 SSE is read by the project's one SSE decoder (:mod:`streamfix._sse`, per the SSE
 specification: a line ends only at ``\\r\\n``, ``\\r`` or ``\\n``; any event form, a
 comment, ``event:``, ``id:``, ``retry:``, several ``data:`` lines); an event whose empty
-line never came is not one. NDJSON lines end at ``\\n`` only (``\\r\\n``, ``\\r``
-too); a last line without its line end is read when it is whole.
+line never came is not one. NDJSON lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only; a last
+line without its line end is read when it is whole. A chunk whose JSON holds a control
+character raw inside a string (JSON wants it escaped) is read as the character and goes
+out re-encoded, valid JSON.
 """
 
 from __future__ import annotations
