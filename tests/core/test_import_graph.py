@@ -77,9 +77,9 @@ def test_no_module_imports_itself_back(name: str) -> None:
     assert cycle is None, " -> ".join(cycle or [])
 
 
-# The tools built on the core (design.md's layout): they may import the core and each
-# other's helpers (the proxy reads SSE with streamfix.testing's reader); the core never
-# imports them.
+# The tools built on the core (design.md's layout): they import the core (the SSE decoder
+# and the ASGI pieces the proxy and the test kit share are in it: ``_sse``, ``_asgi``);
+# the core never imports them.
 TOOLS = ("streamfix.testing", "streamfix.cli", "streamfix.proxy")
 # ``streamfix`` itself: its ``__getattr__`` forwards the names that moved to
 # ``streamfix.testing`` (a deprecation; imported only when such a name is asked for).
@@ -90,3 +90,21 @@ FORWARDS = {"streamfix": {"streamfix.testing"}}
 def test_the_core_imports_neither_testing_nor_the_cli(name: str) -> None:
     above = {m for m in GRAPH[name] if m.startswith(TOOLS)}
     assert above <= FORWARDS.get(name, set())
+
+
+def _reached(start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for module in GRAPH[todo.pop()] - seen:
+            seen.add(module)
+            todo.append(module)
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("streamfix.proxy")))
+def test_the_proxy_never_imports_testing(name: str) -> None:
+    """A deployable server does not load the test kit (design.md), not even through
+    another module."""
+    assert not {m for m in _reached(name) if m.startswith("streamfix.testing")}

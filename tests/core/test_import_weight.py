@@ -129,6 +129,27 @@ def test_testing_and_the_pytest_plugin_load_no_socket_before_a_server_starts() -
     assert done.returncode == 0, done.stderr
 
 
+def test_import_streamfix_proxy_loads_no_testing_module() -> None:
+    """The proxy is a deployable server: importing it (and making its app) loads no
+    module of the test kit (issue 35, point 2)."""
+    code = textwrap.dedent(
+        """
+        import json, sys
+        import streamfix.proxy
+        streamfix.proxy.create_app("http://127.0.0.1:1")
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("streamfix."))))
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "STREAMFIX_AUTO"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "streamfix.proxy._wire" in loaded  # the probe sees the proxy's own modules
+    assert [m for m in loaded if m.startswith("streamfix.testing")] == []
+
+
 def _testing_modules() -> list[str]:
     import pkgutil
 

@@ -98,6 +98,16 @@ class Upstream:
         await self._chunks(send, event(ROLE), b"data: {this is not json\n\n", event(ROLE))
         await send({"type": "http.response.body", "body": b""})
 
+    async def _raw_body(self, request: Any, receive: Receive, send: Send) -> None:
+        """The request's ``x_body`` as the streamed body (its type ``x_type``, SSE unless
+        given), sent ``x_piece`` bytes at a time."""
+        asked = json.loads(request["body"])
+        data = asked["x_body"].encode("utf-8")
+        step = asked.get("x_piece") or len(data)
+        await self._start(send, kind=asked.get("x_type", "text/event-stream").encode())
+        await self._chunks(send, *(data[i : i + step] for i in range(0, len(data), step)))
+        await send({"type": "http.response.body", "body": b""})
+
     async def _huge_arguments(self, request: Any, receive: Receive, send: Send) -> None:
         await self._start(send)
         await self._chunks(send, event(ROLE), event(call(0, '{"text": "', "write_note")))

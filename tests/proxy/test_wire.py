@@ -140,7 +140,6 @@ def test_comments_event_fields_and_multiline_data() -> None:
     [
         (b"data: {not json\n\n", "not JSON"),
         (b"data: [1, 2]\n\n", "must be a JSON object"),
-        (b"hello there\n\n", "not an SSE line"),
         (b"data: \xff\xfe\n\n", "not UTF-8"),
     ],
 )

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..testing._asgi import BackgroundServer, Message, Receive, Send, lifespan, send_json
+from .._asgi import BackgroundServer, Message, Receive, Send, lifespan, send_json
 from ._record import MAX_RECORDED_BYTES, Recorder, capture_model
 from ._wire import Dialect, RepairedStream
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..testing._capture import CaptureError, parse_lines, parse_sse
+from ._wire import WireError, read_chunks
 
 __all__ = ["Recorder", "capture_model"]
 
@@ -50,9 +50,8 @@ class Recorder:
     def save_stream(self, data: bytes, content_type: str, model: str) -> Path | None:
         """Save a streamed response's raw body (SSE or NDJSON), if it reads as chunks."""
         try:
-            text = data.decode("utf-8")
-            chunks = parse_sse(text) if content_type == _SSE else parse_lines(text)
-        except (UnicodeDecodeError, CaptureError):
+            chunks = read_chunks(data, "openai" if content_type == _SSE else "ollama")
+        except WireError:
             return None
         return self.save_chunks(chunks, model)
 

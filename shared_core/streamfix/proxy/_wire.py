@@ -22,8 +22,13 @@ passed on what it held; an end without it (the connection closed mid-stream) and
 that is not SSE or not JSON end with what is complete, then an error. An OpenAI stream
 whose every choice carried its ``finish_reason`` is complete even without ``[DONE]``.
 
-The events are read with :func:`streamfix.testing.parse_sse` /
-:func:`~streamfix.testing.parse_lines`, the readers of captures and of ``streamfix record``.
+SSE is read by the project's one SSE decoder (:mod:`streamfix._sse`, per the SSE
+specification: a line ends only at ``\\r\\n``, ``\\r`` or ``\\n``; any event form, a
+comment, ``event:``, ``id:``, ``retry:``, several ``data:`` lines); an event whose empty
+line never came is not one. NDJSON lines end at ``\\n``, ``\\r\\n`` or ``\\r`` only; a last
+line without its line end is read when it is whole. A chunk whose JSON holds a control
+character raw inside a string (JSON wants it escaped) is read as the character and goes
+out re-encoded, valid JSON.
 """
 
 from __future__ import annotations
@@ -35,9 +40,9 @@ from typing import Any, Literal
 from .._emit import StreamRepairer
 from .._errors import ProviderStreamError, StreamFixError
 from .._scanner import JsonScanner
-from ..testing._capture import CaptureError, parse_lines, parse_sse
+from .._sse import SSEDecoder, SSEError, SSEEvent
 
-__all__ = ["MAX_EVENT_BYTES", "RepairedStream", "WireError", "error_code"]
+__all__ = ["MAX_EVENT_BYTES", "RepairedStream", "WireError", "error_code", "read_chunks"]
 
 Dialect = Literal["openai", "ollama"]
 
@@ -45,7 +50,6 @@ Dialect = Literal["openai", "ollama"]
 #: its end arrives: more is a malformed stream.
 MAX_EVENT_BYTES = 64 * 1024 * 1024
 
-_DONE_LINES = frozenset(("data: [DONE]", "data:[DONE]"))
 _CODES = {
     "TruncatedToolCallError": "truncated_tool_call",
     "MalformedToolCallError": "malformed_tool_call",
@@ -71,40 +75,28 @@ def _dumps(value: Any) -> str:
 
 
 class _Splitter:
-    """Bytes in as they arrive, complete records out as text (SSE events or NDJSON
-    lines). Split on bytes: a UTF-8 character never holds a line end's byte, so each
-    record is decoded on its own (and one that is not UTF-8 fails alone)."""
+    """NDJSON: bytes in as they arrive, complete lines out (split at ``\\n``, ``\\r\\n`` or
+    ``\\r`` only: U+2028 and the other breaks of ``str.splitlines()`` may stand raw inside
+    a JSON string). Split on bytes: a UTF-8 character never holds a line end's byte, so
+    each line is decoded on its own (and one that is not UTF-8 fails alone)."""
 
-    def __init__(self, separator: bytes) -> None:
-        self._separator = separator
+    def __init__(self) -> None:
         self._buffer = b""
 
     def feed(self, data: bytes) -> list[bytes]:
         data = self._buffer + data if self._buffer else data
         if b"\r" in data:
-            hold = data.endswith(b"\r")  # perhaps half of \r\n
-            data = data[:-1] if hold else data
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            records = data.split(self._separator)
-            self._buffer = records.pop() + (b"\r" if hold else b"")
-        else:
-            records = data.split(self._separator)
-            self._buffer = records.pop()
+        records = data.split(b"\n")
+        self._buffer = records.pop()
         if len(self._buffer) > MAX_EVENT_BYTES:
             raise WireError(f"an upstream event is over {MAX_EVENT_BYTES} bytes long")
         return records
 
     def rest(self) -> bytes:
-        """What is left at the end: an event without the blank line after it, or a cut one."""
-        rest, self._buffer = self._buffer.replace(b"\r", b"\n"), b""
+        """What is left at the end: a last line without its line end, or a cut one."""
+        rest, self._buffer = self._buffer, b""
         return rest
-
-
-def _text(record: bytes) -> str:
-    try:
-        return record.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise WireError(f"the upstream's stream is not UTF-8 text ({error.reason})") from None
 
 
 class _Event:
@@ -117,40 +109,67 @@ class _Event:
         self.text = text
 
 
-def _sse_event(record: bytes) -> _Event | None:
-    """An SSE event block as an event (``None``: nothing in it, comments only)."""
-    block = _text(record).strip("\n")
-    if not block:
-        return None
-    if block in _DONE_LINES:
-        return _Event(None, None)
-    if block.startswith("data: ") and "\n" not in block:  # the common event: one data line
-        text = block[6:]
-        try:
-            chunk = json.loads(text)
-        except ValueError:
-            chunk = None
-        if isinstance(chunk, dict):
-            return _Event(chunk, text)
+def _object(value: Any) -> dict[str, Any]:
+    """An upstream event's JSON value, which must be an object (:class:`WireError`)."""
+    if not isinstance(value, dict):
+        name = type(value).__name__
+        raise WireError(f"an upstream event must be a JSON object, got {name}")
+    return value
+
+
+def _lenient(text: str) -> dict[str, Any]:
+    """An event that is not valid JSON as sent: read with a control character raw inside
+    a string (JSON wants it escaped) as the character. Such a chunk goes out re-encoded,
+    valid, the character kept."""
     try:
-        chunks = parse_sse(block, "upstream")
-    except CaptureError as error:
-        raise WireError(str(error)) from None
-    if not chunks:
-        done = any(line in _DONE_LINES for line in block.split("\n"))
-        return _Event(None, None) if done else None
-    return _Event(chunks[0], None)
+        return _object(json.loads(text, strict=False))
+    except ValueError as error:
+        raise WireError(f"an upstream event is not JSON ({error})") from None
+
+
+def _sse_event(event: SSEEvent) -> _Event | None:
+    """An SSE event as an event (``None``: empty data). Its data is kept as sent when it
+    can go out as one ``data:`` line (it holds no line end) and is valid JSON."""
+    text = event.data
+    if text == "[DONE]":
+        return _Event(None, None)
+    try:
+        return _Event(_object(json.loads(text)), None if "\n" in text else text)
+    except ValueError:
+        pass
+    stripped = text.strip()
+    if stripped == "[DONE]":
+        return _Event(None, None)
+    return _Event(_lenient(text), None) if stripped else None
 
 
 def _ndjson_event(record: bytes) -> _Event | None:
-    line = _text(record)
+    """An NDJSON line as an event (``None``: a blank line); its text kept as sent when it
+    is valid JSON."""
+    try:
+        line = record.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise WireError(f"the upstream's stream is not UTF-8 text ({error.reason})") from None
     if not line.strip():
         return None
     try:
-        (chunk,) = parse_lines(line, "upstream")
-    except CaptureError as error:
-        raise WireError(str(error)) from None
-    return _Event(chunk, line)
+        return _Event(_object(json.loads(line)), line)
+    except ValueError:
+        return _Event(_lenient(line), None)
+
+
+def read_chunks(data: bytes, dialect: Dialect) -> list[dict[str, Any]]:
+    """The chunks of a whole upstream body, read as :class:`RepairedStream` reads it
+    (``--record``); :class:`WireError` when one cannot be read."""
+    if dialect == "ollama":
+        events = [_ndjson_event(line) for line in _Splitter().feed(data + b"\n")]
+    else:
+        try:
+            decoded = SSEDecoder().feed(data)
+        except SSEError as error:
+            raise WireError(f"the upstream's stream: {error}") from None
+        events = [_sse_event(event) for event in decoded]
+    return [event.chunk for event in events if event is not None and event.chunk is not None]
 
 
 # --- writing the client's stream -------------------------------------------------------------
@@ -334,8 +353,8 @@ class RepairedStream:
         self.chunks_in = 0
         self._keep = keep
         ollama = dialect == "ollama"
-        self._splitter = _Splitter(b"\n" if ollama else b"\n\n")
-        self._read: Callable[[bytes], _Event | None] = _ndjson_event if ollama else _sse_event
+        self._lines = _Splitter() if ollama else None  # Ollama's NDJSON, line by line
+        self._decoder = SSEDecoder(max_event_bytes=MAX_EVENT_BYTES)  # OpenAI's SSE
         self._writer: _OpenAIWriter | _OllamaWriter = _OllamaWriter() if ollama else _OpenAIWriter()
         self._settled = False  # the repairer's finish() was called
         self._seen: set[Any] = set()  # choices seen, and those that carried a finish reason
@@ -345,22 +364,30 @@ class RepairedStream:
         """Bytes from the upstream; the bytes for the client now."""
         if self.over:
             return b""
+        if self._lines is not None:
+            try:
+                lines = self._lines.feed(data)
+            except WireError as error:
+                return self.cut("upstream_malformed", str(error))
+            return self._records(lines, _ndjson_event)
         try:
-            records = self._splitter.feed(data)
-        except WireError as error:
-            return self.cut("upstream_malformed", str(error))
-        return self._records(records)
+            events = self._decoder.feed(data)
+        except SSEError as error:  # the events before the one that failed, then the error
+            out = self._records(error.events, _sse_event)
+            return out + self.cut("upstream_malformed", f"the upstream's stream: {error}")
+        return self._records(events, _sse_event)
 
     def end(self) -> bytes:
         """The upstream's body ended; the rest of the client's stream."""
         if self.over:
             return b""
-        rest = self._splitter.rest()
-        try:
-            event = self._read(rest) if rest.strip() else None
-        except WireError:  # the connection closed inside an event
-            event = None
-        out = self._events([event]) if event is not None else b""
+        out = b""
+        if self._lines is not None:  # NDJSON's last line may come without its line end
+            try:
+                event = _ndjson_event(self._lines.rest())
+            except WireError:  # the connection closed inside a line
+                event = None
+            out = self._events([event]) if event is not None else b""
         if self.over:
             return out
         if self.dialect == "openai" and self._seen and self._seen <= self._finished:
@@ -384,11 +411,13 @@ class RepairedStream:
 
     # --- inside ---------------------------------------------------------------------------
 
-    def _records(self, records: list[bytes]) -> bytes:
+    def _records(self, records: list[Any], read: Callable[[Any], _Event | None]) -> bytes:
+        """The client's bytes for upstream records (SSE events, NDJSON lines) read by
+        ``read``; one that cannot be read ends the stream after those before it."""
         events: list[_Event] = []
         for record in records:
             try:
-                event = self._read(record)
+                event = read(record)
             except WireError as error:
                 return self._events(events) + self.cut("upstream_malformed", str(error))
             if event is not None:

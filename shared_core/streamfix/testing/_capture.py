@@ -5,7 +5,8 @@ A capture is one of:
 
 - JSONL: one chunk (a JSON object) per line, as ``streamfix record`` writes it;
 - raw SSE text, as an OpenAI-compatible server sends it (``data: {...}`` events,
-  ``data: [DONE]``, comments and ``event:``/``id:`` fields ignored);
+  ``data: [DONE]``, comments and ``event:``/``id:`` fields ignored), read per the SSE
+  specification (:mod:`streamfix._sse`);
 - Ollama ``/api/chat`` NDJSON (one object per line with ``message``/``done``).
 
 A file where the assembler reads nothing in any line (no choice, usage or error) is not a
@@ -27,6 +28,7 @@ from typing import Any
 
 from .._errors import StreamFixError
 from .._normalize import normalize
+from .._sse import SSEDecoder, SSEError
 from ._corpus import Dialect, Scenario
 
 __all__ = [
@@ -91,8 +93,10 @@ def _read_text(path: Path) -> str:
 
 
 def _parse_object(text: str, where: str) -> dict[str, Any]:
+    """One JSON object; a control character raw inside a string (JSON wants it escaped)
+    is read as the character, as the proxy reads it."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, strict=False)
     except json.JSONDecodeError as error:
         raise CaptureError(f"{where}: not JSON ({error.msg})") from None
     except ValueError as error:  # NaN-like constants refused by the decoder
@@ -103,46 +107,39 @@ def _parse_object(text: str, where: str) -> dict[str, Any]:
 
 
 def parse_sse(text: str, name: str = "stream") -> list[dict[str, Any]]:
-    """The JSON objects of raw SSE text (``data:`` events; ``[DONE]``, comments and
-    ``event:``/``id:``/``retry:`` fields skipped). ``name`` is used in error messages.
+    """The JSON objects of raw SSE text, read by the project's one SSE decoder
+    (:mod:`streamfix._sse`, the WHATWG specification: lines end only at ``\\r\\n``,
+    ``\\r`` or ``\\n``; comments, ``event:``/``id:``/``retry:`` and unknown fields skipped;
+    the ``data:`` lines of an event joined with ``\\n``). An event's data ``[DONE]`` (or
+    empty) is skipped; an event whose empty line never came is not one (the stream was
+    cut inside it). ``name`` is used in error messages.
 
-    Raises :class:`CaptureError` on a line that is not SSE or an event that is not JSON.
+    Raises :class:`CaptureError` on text that is not UTF-8 or an event that is not a JSON
+    object.
     """
-    chunks: list[dict[str, Any]] = []
-    data: list[str] = []
-    start = 0
-
-    def flush() -> None:
-        payload = "\n".join(data).strip()
-        data.clear()
+    try:
+        events = SSEDecoder().feed(text.encode("utf-8", "surrogatepass"))
+    except SSEError as error:
+        raise CaptureError(f"{name}: {error}") from None
+    chunks = []
+    for number, event in enumerate(events, 1):
+        payload = event.data.strip()
         if payload and payload != "[DONE]":
-            chunks.append(_parse_object(payload, f"{name}:{start}"))
-
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            flush()
-            continue
-        if line.startswith(":"):
-            continue
-        key, _, value = line.partition(":")
-        if key == "data":
-            if not data:
-                start = number
-            data.append(value[1:] if value.startswith(" ") else value)
-        elif key not in ("event", "id", "retry"):
-            raise CaptureError(f"{name}:{number}: not an SSE line: {line[:60]!r}")
-    flush()
+            chunks.append(_parse_object(payload, f"{name}: event {number}"))
     return chunks
 
 
 def parse_lines(text: str, name: str = "stream") -> list[dict[str, Any]]:
-    """The JSON objects of JSONL / NDJSON text, one per non-blank line.
+    """The JSON objects of JSONL / NDJSON text, one per non-blank line (a line ends at
+    ``\\r\\n``, ``\\r`` or ``\\n``, as the proxy splits them, and nowhere else: U+2028
+    and the other breaks of ``str.splitlines()`` may stand raw inside a JSON string).
 
     Raises :class:`CaptureError` on a line that is not one JSON object.
     """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return [
         _parse_object(line, f"{name}:{number}")
-        for number, line in enumerate(text.splitlines(), 1)
+        for number, line in enumerate(lines, 1)
         if line.strip()
     ]
 
@@ -158,7 +155,8 @@ def read_capture(path: str | Path) -> Capture:
         raise CaptureError(f"{path}: empty file, no chunks")
     first = text.lstrip().split("\n", 1)[0]
     sse = first.startswith(("data:", "event:", "id:", ":"))
-    chunks = parse_sse(text, str(path)) if sse else parse_lines(text, str(path))
+    # a file's end also ends its last event (an editor drops a trailing blank line)
+    chunks = parse_sse(text + "\n\n", str(path)) if sse else parse_lines(text, str(path))
     if not chunks:
         raise CaptureError(f"{path}: no chunks in it")
     if _looks_ollama(chunks[0]):
