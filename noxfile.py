@@ -497,7 +497,10 @@ def sgpt_upstream(session: nox.Session, sgpt: str) -> None:
     _show_versions(session, "shell-gpt")
     tmp = session.create_tmp()
     fetch = ["python", "tests/upstream_patch/sdist.py", "--whole", tmp, "shell-gpt"]
-    session.chdir(str(session.run(*fetch, silent=True)).strip().splitlines()[-1])
+    fetched = session.run(*fetch, silent=True)
+    if fetched is None:  # --install-only (writing pins): nothing more to install
+        return
+    session.chdir(str(fetched).strip().splitlines()[-1])
     plugin_dir = str(Path(__file__).parent / "tests" / "shell_gpt_upstream")
     env = {**ENV, "HOME": session.create_tmp(), "PYTHONPATH": plugin_dir}
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests", env=env)  # stock
@@ -1429,7 +1432,7 @@ def _drift_report(runs: dict[str, int], folder: Path) -> str:
     records = [json.loads(x) for x in _lines(versions)]
     lines.append("## Framework versions that moved")
     for record in records:
-        where = record["session"] + (f" [{record['phase']}]" if record["phase"] else "")
+        where = record["step"]  # the session and its install step
         lines.append(f"- {where}: {', '.join(record['key']) or 'none'} "
                      f"({len(record['moved'])} distributions differ in all)")  # fmt: skip
     lines += ["", "## Outcome per session"]
